@@ -1,0 +1,112 @@
+// Parser of the KD kernel language (spec sections 4-9).
+// Contextual words (`out inout grid devices threads step dma regular ptx
+// volatile clobbers fallback`) are plain IDENTs here; the AST builder checks
+// their spelling so that they stay usable as ordinary names elsewhere.
+parser grammar KDParser;
+
+options { tokenVocab = KDLexer; }
+
+file : topItem* EOF;
+
+topItem
+    : includeDecl
+    | constDecl
+    | kernelDecl
+    ;
+
+includeDecl : INCLUDE STRING SEMI;
+constDecl   : CONST IDENT ASSIGN expr SEMI;
+
+kernelDecl
+    : KERNEL IDENT LPAREN (param (COMMA param)* COMMA?)? RPAREN kernelAttr* block
+    ;
+
+// `grid(...)`, `devices(N)`, `threads(T)`.
+kernelAttr : IDENT LPAREN (expr (COMMA expr)* COMMA?)? RPAREN;
+
+// `name: in f32[M, K] @global`, `name: out ...`, `name: f32`.
+param
+    : IDENT COLON paramMode=(IN | IDENT) tileType memSpace   # refParam
+    | IDENT COLON dtype                                  # scalarParam
+    ;
+
+dtype : BOOL | I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64;
+tileType : dtype LBRACK (expr (COMMA expr)* COMMA?)? RBRACK;
+memSpace : AT IDENT;
+
+block : LBRACE stmt* RBRACE;
+
+stmt
+    : SCRATCH IDENT COLON tileType memSpace SEMI                       # scratchStmt
+    | SEM IDENT (LBRACK expr RBRACK)? COLON IDENT SEMI                 # semStmt
+    | LET IDENT ASSIGN expr SEMI                                       # letStmt
+    | LET LPAREN IDENT (COMMA IDENT)* COMMA? RPAREN ASSIGN expr SEMI   # letTupleStmt
+    | VAR IDENT ASSIGN expr SEMI                                       # varStmt
+    | FOR IDENT IN expr DOTDOT expr (IDENT expr)? block                # forStmt
+    | ifChain                                                          # ifStmt
+    | ASSERT LPAREN expr (COMMA STRING)? COMMA? RPAREN SEMI            # assertStmt
+    | expr op=(ASSIGN | PLUS_ASSIGN | MINUS_ASSIGN | STAR_ASSIGN) expr SEMI  # assignStmt
+    | expr SEMI                                                        # exprStmt
+    | block                                                            # blockStmt
+    ;
+
+ifChain : IF expr block (ELSE (ifChain | block))?;
+
+// Precedence, tightest first (spec section 9). ANTLR gives the earlier
+// alternative the higher precedence; binary operators are left-associative.
+expr
+    : primary                                              # primaryExpr
+    | expr LBRACK (index (COMMA index)* COMMA?)? RBRACK     # indexExpr
+    | op=(MINUS | BANG | TILDE) expr                       # unaryExpr
+    | expr op=(STAR | SLASH | PERCENT) expr                # binaryExpr
+    | expr op=(PLUS | MINUS) expr                          # binaryExpr
+    | expr op=(SHL | SHR) expr                             # binaryExpr
+    | expr op=AMP expr                                     # binaryExpr
+    | expr op=CARET expr                                   # binaryExpr
+    | expr op=PIPE expr                                    # binaryExpr
+    | expr op=(LT | LE | GT | GE) expr                     # binaryExpr
+    | expr op=(EQ | NE) expr                               # binaryExpr
+    | expr op=AND expr                                     # binaryExpr
+    | expr op=OR expr                                      # binaryExpr
+    | <assoc=right> expr QUESTION expr COLON expr          # ternaryExpr
+    ;
+
+primary
+    : INT                                                  # intLiteral
+    | FLOAT                                                # floatLiteral
+    | (TRUE | FALSE)                                       # boolLiteral
+    | (INF | NAN)                                          # specialFloatLiteral
+    | callee=(IDENT | BOOL | I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64)
+        LPAREN (arg (COMMA arg)* COMMA?)? RPAREN           # callExpr
+    | IDENT                                                # nameExpr
+    | LPAREN expr RPAREN                                   # parenExpr
+    | asmBlock                                             # asmExpr
+    ;
+
+arg
+    : IDENT ASSIGN expr                                    # keywordArg
+    | tileType                                             # typeArg
+    | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK            # shapeArg
+    | expr                                                 # positionalArg
+    ;
+
+// `e`, `:`, `a:b`, `ds(start, size)` (a call), `...`.
+index
+    : ELLIPSIS                                             # ellipsisIndex
+    | COLON                                                # fullIndex
+    | expr COLON expr                                      # sliceIndex
+    | expr                                                 # scalarIndex
+    ;
+
+// asm ptx [volatile] (INPUTS) -> (OUTPUTS) [clobbers(...)] { STRINGS } [fallback { ... }]
+asmBlock
+    : ASM lang=IDENT (volatileWord=IDENT)?
+      LPAREN (asmInput (COMMA asmInput)* COMMA?)? RPAREN
+      ARROW LPAREN (asmOutput (COMMA asmOutput)* COMMA?)? RPAREN
+      (clobberWord=IDENT LPAREN (STRING (COMMA STRING)* COMMA?)? RPAREN)?
+      LBRACE STRING+ RBRACE
+      (fallbackWord=IDENT block)?
+    ;
+
+asmInput  : IDENT COLON dtype ASSIGN expr;
+asmOutput : IDENT COLON dtype;

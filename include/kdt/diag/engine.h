@@ -1,0 +1,53 @@
+// The one place every stage reports through. It applies -Werror/-w and
+// keeps the diagnostics in report order for the consumers.
+#pragma once
+
+#include <vector>
+
+#include "kdt/diag/diagnostic.h"
+
+namespace kdt {
+
+class DiagnosticEngine;
+
+// Returned by DiagnosticEngine::report to attach labels, notes and fix-its.
+class DiagnosticBuilder {
+ public:
+  DiagnosticBuilder(DiagnosticEngine* engine, size_t index) : engine_(engine), index_(index) {}
+  DiagnosticBuilder& label(SourceRange range, std::string message);
+  DiagnosticBuilder& note(std::string message, SourceRange range = {});
+  DiagnosticBuilder& fixit(SourceRange range, std::string replacement);
+
+ private:
+  Diagnostic* target();
+  DiagnosticEngine* engine_;
+  // SIZE_MAX when the diagnostic was suppressed (-w).
+  size_t index_;
+};
+
+class DiagnosticEngine {
+ public:
+  explicit DiagnosticEngine(const SourceManager& sources) : sources_(sources) {}
+
+  DiagnosticBuilder report(DiagCode code, SourceRange range, std::string message);
+
+  void set_warnings_as_errors(bool on) { warnings_as_errors_ = on; }
+  void set_ignore_warnings(bool on) { ignore_warnings_ = on; }
+
+  bool has_errors() const { return error_count_ > 0; }
+  size_t error_count() const { return error_count_; }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  const SourceManager& sources() const { return sources_; }
+  // Diagnostics ordered by file and position, stable for equal positions.
+  std::vector<Diagnostic> sorted() const;
+
+ private:
+  friend class DiagnosticBuilder;
+  const SourceManager& sources_;
+  std::vector<Diagnostic> diagnostics_;
+  size_t error_count_ = 0;
+  bool warnings_as_errors_ = false;
+  bool ignore_warnings_ = false;
+};
+
+}  // namespace kdt

@@ -1,0 +1,40 @@
+// The pipeline as the driver, the tests and the LSP run it:
+// load -> parse -> check (-> lower -> discharge -> emit).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kdt/check/check.h"
+#include "kdt/diag/engine.h"
+#include "kdt/driver/options.h"
+
+namespace kdt {
+
+struct Compilation {
+  SourceManager sources;
+  DiagnosticEngine diags{sources};
+  CheckedProgram program;
+  std::vector<std::string> files_read;
+  std::string io_error;  // the main file could not be read
+  bool parsed = false;   // the AST exists (no syntax or include errors)
+  bool ok = false;       // parsed and checked without errors
+};
+
+// Runs the front end on `path` (or on `text`, read as if it were `path`).
+std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Options& options,
+                                               std::optional<std::string> text = std::nullopt);
+
+// `kdt [OPTIONS] FILE`: returns the exit status.
+int run_transpile(const Options& options);
+
+// Renders diagnostics as the options ask and writes them to stderr or
+// --diagnostics-file. Text mode writes nothing when there are none.
+void emit_diagnostics(const Options& options, const std::vector<Diagnostic>& diags, const SourceManager& sources);
+
+// A command-line error (exit status 2), as text or as a valid JSON/SARIF document.
+int usage_error(const Options& options, const std::string& message);
+
+}  // namespace kdt

@@ -1,0 +1,69 @@
+// Types the checker assigns to expressions (spec section 3).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kdt/dtype.h"
+
+namespace kdt {
+
+enum class MemSpace { Global, Shared };
+enum class SemKind { Dma, Regular };
+
+using Shape = std::vector<int64_t>;
+
+struct Type {
+  enum class Kind {
+    Error,  // already diagnosed; suppresses follow-on diagnostics
+    Void,   // calls and asm blocks without a value
+    Value,  // a scalar (empty shape) or a tile
+    Ref,    // a ref or a view of one: `dtype[shape] @space`
+    Sem,    // a semaphore or an array of them
+    Tuple,  // the outputs of an asm with 2+ outputs
+  };
+  Kind kind = Kind::Error;
+  DType dtype = DType::I32;
+  Shape shape;
+  MemSpace space = MemSpace::Global;
+  SemKind sem_kind = SemKind::Dma;
+  // For Sem: the array length, or -1 for a single semaphore.
+  int64_t sem_count = -1;
+  // An untyped literal expression: takes the dtype of its neighbour.
+  bool weak = false;
+  std::vector<Type> elements;
+
+  static Type error() { return {}; }
+  static Type void_type() { Type t; t.kind = Kind::Void; return t; }
+  static Type value(DType dtype, Shape shape = {}, bool weak = false) {
+    Type t;
+    t.kind = Kind::Value;
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    t.weak = weak;
+    return t;
+  }
+  static Type ref(DType dtype, Shape shape, MemSpace space) {
+    Type t = value(dtype, std::move(shape));
+    t.kind = Kind::Ref;
+    t.space = space;
+    return t;
+  }
+
+  bool is_error() const { return kind == Kind::Error; }
+  bool is_value() const { return kind == Kind::Value; }
+  bool is_scalar() const { return kind == Kind::Value && shape.empty(); }
+  bool is_ref() const { return kind == Kind::Ref; }
+  int64_t element_count() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+};
+
+std::string shape_string(const Shape& shape);
+// `f32[8, 128]`, `f32[8, 128] @shared`, `i32`, `sem[2]: dma`.
+std::string type_string(const Type& type);
+
+}  // namespace kdt

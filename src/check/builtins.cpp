@@ -1,0 +1,844 @@
+// Calls to built-ins (spec sections 6, 7, 9), ref views and asm blocks.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "checker.h"
+
+namespace kdt::check {
+
+namespace {
+
+std::string dtype_str(DType t) { return std::string(dtype_name(t)); }
+
+// The arguments of one call, split and validated against what it allows.
+struct CallArgs {
+  std::vector<ast::Arg*> positional;
+  std::map<std::string, ast::Arg*> keywords;
+  bool ok = true;
+  ast::Arg* keyword(const char* name) const {
+    auto it = keywords.find(name);
+    return it == keywords.end() ? nullptr : it->second;
+  }
+};
+
+const std::set<std::string> kUnaryMath = {"exp", "log", "sqrt", "rsqrt", "tanh", "sin", "cos", "abs", "floor", "ceil"};
+
+// Mnemonics whose meaning involves other threads (spec section 8).
+const std::set<std::string> kCrossLane = {"shfl",  "vote",  "bar",    "barrier", "ldmatrix", "stmatrix", "movmatrix",
+                                          "mma",   "wgmma", "match",  "redux",   "activemask", "elect"};
+
+}  // namespace
+
+namespace {
+
+CallArgs split_args(ast::Expr& call, size_t min_positional, size_t max_positional,
+                    std::initializer_list<const char*> allowed, DiagnosticEngine& diags) {
+  CallArgs out;
+  const std::string& name = call.spelling;
+  for (ast::Arg& arg : call.args) {
+    if (arg.kind == ast::Arg::Kind::Keyword) {
+      bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return arg.keyword.text == k; });
+      if (!known) {
+        std::string list;
+        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + "`" + k + "`";
+        diags.report(DiagCode::BadArgument, arg.keyword.range,
+                     "`" + name + "` has no keyword argument `" + arg.keyword.text + "`" +
+                         (list.empty() ? std::string() : "; allowed: " + list));
+        out.ok = false;
+      } else if (out.keywords.count(arg.keyword.text)) {
+        diags.report(DiagCode::BadArgument, arg.keyword.range, "keyword argument `" + arg.keyword.text + "` given twice");
+        out.ok = false;
+      } else {
+        out.keywords[arg.keyword.text] = &arg;
+      }
+    } else {
+      if (!out.keywords.empty()) {
+        diags.report(DiagCode::BadArgument, arg.range, "positional arguments must come before keyword arguments");
+        out.ok = false;
+      }
+      out.positional.push_back(&arg);
+    }
+  }
+  if (out.positional.size() < min_positional || out.positional.size() > max_positional) {
+    std::string expected = min_positional == max_positional
+                               ? std::to_string(min_positional)
+                               : std::to_string(min_positional) + " to " + std::to_string(max_positional);
+    diags.report(DiagCode::BadArgument, call.range,
+                 "`" + name + "` takes " + expected + " positional argument" + (max_positional == 1 ? "" : "s") +
+                     ", but " + std::to_string(out.positional.size()) + " " +
+                     (out.positional.size() == 1 ? "was" : "were") + " given");
+    out.ok = false;
+  }
+  return out;
+}
+
+}  // namespace
+
+// An argument that must be an ordinary expression (not a type or a shape list).
+static ast::Expr* value_arg(ast::Arg* arg, DiagnosticEngine& diags) {
+  if (arg->kind == ast::Arg::Kind::Type || arg->kind == ast::Arg::Kind::Shape) {
+    diags.report(DiagCode::BadArgument, arg->range,
+                 arg->kind == ast::Arg::Kind::Type
+                     ? "a dtype-and-shape argument is allowed only in `zeros`, `ones`, `full` and `iota`"
+                     : "a shape list is allowed only in `broadcast` and `reshape`");
+    return nullptr;
+  }
+  return arg->value.get();
+}
+
+const Symbol* Checker::lookup_sem(ast::Expr& e, SemKind want, const char* call) {
+  ast::Expr* base = &e;
+  ast::IndexEntry* entry = nullptr;
+  if (e.kind == ast::Expr::Kind::Index) {
+    base = e.operands[0].get();
+    if (e.indices.size() != 1 || e.indices[0].kind != ast::IndexEntry::Kind::Scalar) {
+      diags_.report(DiagCode::TypeMismatch, e.range, "a semaphore array takes one scalar index");
+      return nullptr;
+    }
+    entry = &e.indices[0];
+  }
+  if (base->kind != ast::Expr::Kind::Name) {
+    diags_.report(DiagCode::TypeMismatch, e.range, std::string("`") + call + "` expects a semaphore");
+    return nullptr;
+  }
+  const Symbol* s = lookup(base->spelling);
+  if (!s) {
+    diags_.report(DiagCode::UndefinedName, base->range, "use of undeclared name `" + base->spelling + "`");
+    return nullptr;
+  }
+  base->symbol = s;
+  e.symbol = s;
+  if (s->type.is_error()) return nullptr;
+  if (s->type.kind != Type::Kind::Sem) {
+    diags_.report(DiagCode::TypeMismatch, base->range,
+                  std::string("`") + call + "` expects a semaphore, but `" + s->name + "` is " + type_string(s->type));
+    return nullptr;
+  }
+  if (entry && s->type.sem_count < 0) {
+    diags_.report(DiagCode::TypeMismatch, e.range, "`" + s->name + "` is a single semaphore, not an array");
+    return nullptr;
+  }
+  if (!entry && s->type.sem_count >= 0) {
+    diags_.report(DiagCode::TypeMismatch, e.range, "`" + s->name + "` is an array of semaphores; index it")
+        .fixit(SourceRange{e.range.file, e.range.end, e.range.end}, "[0]");
+    return nullptr;
+  }
+  if (entry) {
+    expect_scalar(*entry->first, DType::I32, "a semaphore index");
+    if (auto v = eval_const(*entry->first, true); v && (*v < 0 || *v >= s->type.sem_count)) {
+      diags_.report(DiagCode::StaticOutOfBounds, entry->range,
+                    "index " + std::to_string(*v) + " is out of bounds for `" + s->name + "` of length " +
+                        std::to_string(s->type.sem_count));
+    }
+  }
+  if (s->type.sem_kind != want) {
+    diags_.report(DiagCode::SemaphoreKind, e.range,
+                  std::string("`") + call + "` takes a " + (want == SemKind::Dma ? "`dma`" : "`regular`") +
+                      " semaphore, but `" + s->name + "` is " +
+                      (s->type.sem_kind == SemKind::Dma ? "a `dma`" : "a `regular`") + " semaphore")
+        .note("declared here", s->range);
+    return nullptr;
+  }
+  e.type = Type::void_type();
+  return s;
+}
+
+// Shared by views of refs and static indexing of tile values: applies the
+// index entries to `shape`, filling each entry's static start and size.
+static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntry>& indices, const Shape& shape,
+                                          const std::string& what, SourceRange range, bool dynamic_allowed) {
+  DiagnosticEngine& diags = c.diags_;
+  size_t ellipsis_count = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i].kind != ast::IndexEntry::Kind::Ellipsis) continue;
+    ++ellipsis_count;
+    if (ellipsis_count > 1 || i + 1 != indices.size()) {
+      diags.report(DiagCode::Syntax, indices[i].range, "`...` may appear once, as the last index");
+      return std::nullopt;
+    }
+  }
+  size_t explicit_count = indices.size() - ellipsis_count;
+  if (explicit_count > shape.size()) {
+    diags.report(DiagCode::ShapeMismatch, range,
+                 std::to_string(explicit_count) + " indices for " + what + " of rank " + std::to_string(shape.size()));
+    return std::nullopt;
+  }
+  Shape out;
+  bool ok = true;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    ast::IndexEntry* entry = d < explicit_count ? &indices[d] : nullptr;
+    int64_t dim = shape[d];
+    if (!entry || entry->kind == ast::IndexEntry::Kind::Full || entry->kind == ast::IndexEntry::Kind::Ellipsis) {
+      if (entry) {
+        entry->start = 0;
+        entry->size = dim;
+      }
+      out.push_back(dim);
+      continue;
+    }
+    auto out_of_bounds = [&](SourceRange r, const std::string& message) {
+      diags.report(DiagCode::StaticOutOfBounds, r, message + " for dimension " + std::to_string(d) + " of " + what +
+                                                       ", which has size " + std::to_string(dim));
+      ok = false;
+    };
+    switch (entry->kind) {
+      case ast::IndexEntry::Kind::Scalar: {
+        if (dynamic_allowed) {
+          c.expect_scalar(*entry->first, DType::I32, "an index");
+          if (auto v = c.eval_const(*entry->first, true); v && (*v < 0 || *v >= dim)) {
+            out_of_bounds(entry->range, "index " + std::to_string(*v) + " is out of bounds");
+          }
+        } else {
+          auto v = c.eval_const(*entry->first);
+          if (!v) {
+            ok = false;
+          } else if (*v < 0 || *v >= dim) {
+            out_of_bounds(entry->range, "index " + std::to_string(*v) + " is out of bounds");
+          } else {
+            entry->start = *v;
+          }
+        }
+        entry->size = 1;
+        break;
+      }
+      case ast::IndexEntry::Kind::Slice: {
+        auto a = c.eval_const(*entry->first);
+        auto b = c.eval_const(*entry->second);
+        if (!a || !b) {
+          ok = false;
+          break;
+        }
+        if (*a < 0 || *b > dim || *a >= *b) {
+          out_of_bounds(entry->range, "slice " + std::to_string(*a) + ":" + std::to_string(*b) +
+                                          (*a >= *b ? " is empty" : " is out of bounds"));
+          break;
+        }
+        entry->start = *a;
+        entry->size = *b - *a;
+        out.push_back(entry->size);
+        break;
+      }
+      case ast::IndexEntry::Kind::DynSlice: {
+        ast::Expr& call = *entry->first;
+        if (!dynamic_allowed) {
+          diags.report(DiagCode::NotConstant, entry->range, "tile values take only static indices and slices");
+          ok = false;
+          break;
+        }
+        CallArgs args = split_args(call, 2, 2, {}, diags);
+        if (!args.ok) {
+          ok = false;
+          break;
+        }
+        ast::Expr* start = value_arg(args.positional[0], diags);
+        ast::Expr* size = value_arg(args.positional[1], diags);
+        if (!start || !size) {
+          ok = false;
+          break;
+        }
+        c.expect_scalar(*start, DType::I32, "the start of `ds`");
+        auto n = c.eval_positive(*size, "the size of `ds`");
+        if (!n) {
+          ok = false;
+          break;
+        }
+        if (*n > dim) {
+          out_of_bounds(size->range, "slice size " + std::to_string(*n) + " is too large");
+          break;
+        }
+        if (auto s = c.eval_const(*start, true); s && (*s < 0 || *s + *n > dim)) {
+          out_of_bounds(entry->range, "slice " + std::to_string(*s) + ":" + std::to_string(*s + *n) + " is out of bounds");
+          break;
+        }
+        entry->size = *n;
+        call.type = Type::value(DType::I32);
+        out.push_back(*n);
+        break;
+      }
+      default: break;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+View Checker::check_view(ast::Expr& e, bool for_write) {
+  View view;
+  ast::Expr* base = e.kind == ast::Expr::Kind::Index ? e.operands[0].get() : &e;
+  if (base->kind != ast::Expr::Kind::Name) {
+    diags_.report(DiagCode::TypeMismatch, e.range, "expected a ref or a view of a ref");
+    if (base != &e) check_expr(*base);
+    return view;
+  }
+  const Symbol* s = lookup(base->spelling);
+  if (!s) {
+    diags_.report(DiagCode::UndefinedName, base->range, "use of undeclared name `" + base->spelling + "`");
+    return view;
+  }
+  const_cast<Symbol*>(s)->used = true;
+  base->symbol = s;
+  e.symbol = s;
+  if (s->type.is_error()) return view;
+  if (!s->type.is_ref()) {
+    diags_.report(DiagCode::TypeMismatch, base->range,
+                  "expected a ref, but `" + s->name + "` is " + type_string(s->type));
+    return view;
+  }
+  if (for_write && s->kind == Symbol::Kind::Param && s->mode == ast::ParamMode::In) {
+    diags_.report(DiagCode::WriteToInput, e.range, "`" + s->name + "` is an `in` parameter and cannot be written")
+        .note("declared `in` here; use `inout` to allow writes", s->range);
+  }
+  Shape shape = s->type.shape;
+  if (e.kind == ast::Expr::Kind::Index) {
+    auto out = apply_indices(*this, e.indices, s->type.shape, "`" + s->name + "`", e.range, true);
+    if (!out) return view;
+    shape = *out;
+  }
+  view.ref = s;
+  view.shape = shape;
+  view.ok = true;
+  e.type = Type::value(s->type.dtype, shape);
+  return view;
+}
+
+Type Checker::check_index_value(ast::Expr& e) {
+  ast::Expr& base = *e.operands[0];
+  if (base.kind == ast::Expr::Kind::Name) {
+    const Symbol* s = lookup(base.spelling);
+    if (s && s->type.is_ref()) {
+      View v = check_view(e, false);
+      return v.ok ? e.type : Type::error();
+    }
+    if (s && s->type.kind == Type::Kind::Sem) {
+      diags_.report(DiagCode::TypeMismatch, e.range, "a semaphore is not a value; pass it to `dma_wait`, `sem_wait`, ...");
+      return Type::error();
+    }
+  }
+  Type t = check_expr(base);
+  if (t.is_error()) return t;
+  if (!t.is_value() || t.shape.empty()) {
+    diags_.report(DiagCode::TypeMismatch, e.range, "only refs and tiles can be indexed");
+    return Type::error();
+  }
+  auto shape = apply_indices(*this, e.indices, t.shape, "the tile", e.range, false);
+  if (!shape) return Type::error();
+  return Type::value(t.dtype, *shape, t.weak);
+}
+
+Type Checker::check_call(ast::Expr& e) {
+  const std::string& f = e.spelling;
+  auto args_of = [&](size_t lo, size_t hi, std::initializer_list<const char*> keywords) {
+    return split_args(e, lo, hi, keywords, diags_);
+  };
+  auto value = [&](ast::Arg* a) -> Type {
+    ast::Expr* v = value_arg(a, diags_);
+    if (!v) return Type::error();
+    Type t = check_expr(*v);
+    if (!t.is_error() && !t.is_value()) {
+      diags_.report(DiagCode::TypeMismatch, v->range, "expected a value, not " + type_string(t));
+      return Type::error();
+    }
+    return t;
+  };
+  // `f32(x)`: an element-wise cast.
+  if (auto cast = dtype_from_name(f)) {
+    CallArgs a = args_of(1, 1, {});
+    if (!a.ok) return Type::error();
+    Type t = value(a.positional[0]);
+    if (t.is_error()) return t;
+    if (t.weak) materialize(*a.positional[0]->value, t);
+    return Type::value(*cast, t.shape);
+  }
+  if (f == "program_id" || f == "num_programs") {
+    CallArgs a = args_of(1, 1, {});
+    if (!a.ok) return Type::error();
+    ast::Expr* axis = value_arg(a.positional[0], diags_);
+    if (!axis) return Type::error();
+    auto k = eval_const(*axis);
+    if (!k) return Type::error();
+    if (*k < 0 || *k >= static_cast<int64_t>(kernel_->grid.size())) {
+      diags_.report(DiagCode::StaticOutOfBounds, axis->range,
+                    "grid axis " + std::to_string(*k) + " does not exist; the grid has " +
+                        std::to_string(kernel_->grid.size()) + (kernel_->grid.size() == 1 ? " axis" : " axes"));
+      return Type::error();
+    }
+    if (f == "num_programs") e.const_value = kernel_->grid[*k];
+    return Type::value(DType::I32);
+  }
+  if (f == "device_id" || f == "num_devices") {
+    if (!args_of(0, 0, {}).ok) return Type::error();
+    if (f == "num_devices") e.const_value = kernel_->devices;
+    return Type::value(DType::I32);
+  }
+  if (f == "cdiv") {
+    CallArgs a = args_of(2, 2, {});
+    if (!a.ok) return Type::error();
+    Type ta = value(a.positional[0]);
+    Type tb = value(a.positional[1]);
+    if (ta.is_error() || tb.is_error()) return Type::error();
+    Type t = unify(*a.positional[0]->value, *a.positional[1]->value, e.range, "cdiv");
+    if (t.is_error()) return t;
+    if (!is_integer(t.dtype)) {
+      diags_.report(DiagCode::TypeMismatch, e.range, "`cdiv` takes integers");
+      return Type::error();
+    }
+    if (a.positional[0]->value->const_value && a.positional[1]->value->const_value) e.const_value = eval_const(e, true);
+    return t;
+  }
+  if (f == "ds") {
+    diags_.report(DiagCode::BadArgument, e.range, "`ds(start, size)` is allowed only as an index");
+    return Type::error();
+  }
+  if (f == "zeros" || f == "ones" || f == "full" || f == "iota") {
+    size_t n = f == "full" || f == "iota" ? 2 : 1;
+    CallArgs a = args_of(n, n, {});
+    if (!a.ok) return Type::error();
+    ast::Arg* type_arg = a.positional[0];
+    if (type_arg->kind != ast::Arg::Kind::Type) {
+      diags_.report(DiagCode::BadArgument, type_arg->range,
+                    "the first argument of `" + f + "` is a dtype and shape, e.g. `f32[8, 128]`");
+      return Type::error();
+    }
+    auto shape = eval_shape(type_arg->type->dims, type_arg->type->range);
+    if (!shape) return Type::error();
+    DType dtype = type_arg->type->dtype;
+    if (f == "full") {
+      ast::Expr* v = value_arg(a.positional[1], diags_);
+      if (!v) return Type::error();
+      expect_scalar(*v, dtype, "the fill value");
+    } else if (f == "iota") {
+      ast::Expr* axis = value_arg(a.positional[1], diags_);
+      if (!axis) return Type::error();
+      auto k = eval_const(*axis);
+      if (!k) return Type::error();
+      if (*k < 0 || *k >= static_cast<int64_t>(shape->size())) {
+        diags_.report(DiagCode::StaticOutOfBounds, axis->range,
+                      "axis " + std::to_string(*k) + " does not exist in a tile of rank " + std::to_string(shape->size()));
+        return Type::error();
+      }
+      if (dtype == DType::Bool) {
+        diags_.report(DiagCode::TypeMismatch, type_arg->range, "`iota` needs a numeric dtype");
+        return Type::error();
+      }
+    }
+    return Type::value(dtype, *shape);
+  }
+  if (kUnaryMath.count(f)) {
+    CallArgs a = args_of(1, 1, {});
+    if (!a.ok) return Type::error();
+    Type t = value(a.positional[0]);
+    if (t.is_error()) return t;
+    if (t.weak) {
+      if (!is_float(t.dtype)) {
+        diags_.report(DiagCode::TypeMismatch, a.positional[0]->range,
+                      "`" + f + "` takes a float; write a float literal or cast");
+        return Type::error();
+      }
+      t.weak = false;
+    }
+    if (!is_float(t.dtype)) {
+      diags_.report(DiagCode::TypeMismatch, a.positional[0]->range,
+                    "`" + f + "` takes a float dtype, not `" + dtype_str(t.dtype) + "`");
+      return Type::error();
+    }
+    return t;
+  }
+  if (f == "maximum" || f == "minimum" || f == "where") {
+    size_t n = f == "where" ? 3 : 2;
+    CallArgs a = args_of(n, n, {});
+    if (!a.ok) return Type::error();
+    size_t first = 0;
+    Shape cond_shape;
+    if (f == "where") {
+      Type c = value(a.positional[0]);
+      if (c.is_error()) return c;
+      if (c.dtype != DType::Bool) {
+        diags_.report(DiagCode::TypeMismatch, a.positional[0]->range, "the condition of `where` must be `bool`");
+        return Type::error();
+      }
+      cond_shape = c.shape;
+      first = 1;
+    }
+    Type x = value(a.positional[first]);
+    Type y = value(a.positional[first + 1]);
+    if (x.is_error() || y.is_error()) return Type::error();
+    Type t = unify(*a.positional[first]->value, *a.positional[first + 1]->value, e.range, f.c_str());
+    if (t.is_error()) return t;
+    if (f != "where" && !is_numeric(t.dtype)) {
+      diags_.report(DiagCode::TypeMismatch, e.range, "`" + f + "` takes numbers");
+      return Type::error();
+    }
+    auto shape = broadcast_shapes(t.shape, cond_shape);
+    if (!shape) {
+      diags_.report(DiagCode::ShapeMismatch, e.range, "the condition of `where` does not broadcast with its values");
+      return Type::error();
+    }
+    t.shape = *shape;
+    return t;
+  }
+  if (f == "sum" || f == "max" || f == "min") {
+    CallArgs a = args_of(1, 1, {"axis", "keepdims"});
+    if (!a.ok) return Type::error();
+    Type t = value(a.positional[0]);
+    if (t.is_error()) return t;
+    t = materialize(*a.positional[0]->value, t);
+    if (!is_numeric(t.dtype)) {
+      diags_.report(DiagCode::TypeMismatch, a.positional[0]->range, "`" + f + "` takes numbers");
+      return Type::error();
+    }
+    bool keepdims = false;
+    if (ast::Arg* k = a.keyword("keepdims")) {
+      if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
+        diags_.report(DiagCode::NotConstant, k->value->range, "`keepdims` must be `true` or `false`");
+        return Type::error();
+      }
+      keepdims = k->value->bool_value;
+      k->value->type = Type::value(DType::Bool);
+    }
+    ast::Arg* axis_arg = a.keyword("axis");
+    if (!axis_arg) {
+      return Type::value(t.dtype, keepdims ? Shape(t.shape.size(), 1) : Shape{});
+    }
+    auto axis = eval_const(*axis_arg->value);
+    if (!axis) return Type::error();
+    if (*axis < 0 || *axis >= static_cast<int64_t>(t.shape.size())) {
+      diags_.report(DiagCode::StaticOutOfBounds, axis_arg->value->range,
+                    "axis " + std::to_string(*axis) + " does not exist in " + type_string(t));
+      return Type::error();
+    }
+    axis_arg->value->const_value = axis;
+    Shape shape = t.shape;
+    if (keepdims) shape[*axis] = 1;
+    else shape.erase(shape.begin() + *axis);
+    return Type::value(t.dtype, shape);
+  }
+  if (f == "broadcast" || f == "reshape") {
+    CallArgs a = args_of(2, 2, {});
+    if (!a.ok) return Type::error();
+    Type t = value(a.positional[0]);
+    if (t.is_error()) return t;
+    t = materialize(*a.positional[0]->value, t);
+    ast::Arg* shape_arg = a.positional[1];
+    if (shape_arg->kind != ast::Arg::Kind::Shape) {
+      diags_.report(DiagCode::BadArgument, shape_arg->range, "`" + f + "` takes a shape list such as `[8, 128]`");
+      return Type::error();
+    }
+    auto shape = eval_shape(shape_arg->shape, shape_arg->range);
+    if (!shape) return Type::error();
+    if (f == "broadcast") {
+      auto b = broadcast_shapes(t.shape, *shape);
+      if (!b || *b != *shape) {
+        diags_.report(DiagCode::ShapeMismatch, e.range,
+                      "cannot broadcast " + shape_string(t.shape) + " to " + shape_string(*shape));
+        return Type::error();
+      }
+    } else if (Type::value(t.dtype, *shape).element_count() != t.element_count()) {
+      diags_.report(DiagCode::ShapeMismatch, e.range,
+                    "cannot reshape " + shape_string(t.shape) + " (" + std::to_string(t.element_count()) +
+                        " elements) to " + shape_string(*shape));
+      return Type::error();
+    }
+    return Type::value(t.dtype, *shape);
+  }
+  if (f == "transpose") {
+    CallArgs a = args_of(1, 1, {});
+    if (!a.ok) return Type::error();
+    Type t = value(a.positional[0]);
+    if (t.is_error()) return t;
+    if (t.shape.size() != 2) {
+      diags_.report(DiagCode::ShapeMismatch, a.positional[0]->range, "`transpose` takes a 2-D tile, not " + type_string(t));
+      return Type::error();
+    }
+    return Type::value(t.dtype, {t.shape[1], t.shape[0]});
+  }
+  if (f == "dot") {
+    CallArgs a = args_of(2, 2, {});
+    if (!a.ok) return Type::error();
+    Type x = value(a.positional[0]);
+    Type y = value(a.positional[1]);
+    if (x.is_error() || y.is_error()) return Type::error();
+    if (x.shape.size() != 2 || y.shape.size() != 2 || x.shape[1] != y.shape[0]) {
+      diags_.report(DiagCode::ShapeMismatch, e.range,
+                    "`dot` takes [M, K] x [K, N], not " + shape_string(x.shape) + " x " + shape_string(y.shape));
+      return Type::error();
+    }
+    if (x.dtype != y.dtype || x.dtype == DType::Bool) {
+      diags_.report(DiagCode::TypeMismatch, e.range,
+                    "`dot` takes two operands of one numeric dtype, not `" + dtype_str(x.dtype) + "` and `" +
+                        dtype_str(y.dtype) + "`");
+      return Type::error();
+    }
+    return Type::value(is_float(x.dtype) ? DType::F32 : DType::I32, {x.shape[0], y.shape[1]});
+  }
+  if (f == "load" || f == "store") {
+    bool is_store = f == "store";
+    CallArgs a = is_store ? args_of(2, 2, {"mask"}) : args_of(1, 1, {"mask", "other"});
+    if (!a.ok) return Type::error();
+    ast::Expr* view_expr = value_arg(a.positional[0], diags_);
+    if (!view_expr) return Type::error();
+    View v = check_view(*view_expr, is_store);
+    if (!v.ok) return Type::error();
+    DType dtype = v.ref->type.dtype;
+    if (ast::Arg* m = a.keyword("mask")) expect_value(*m->value, Type::value(DType::Bool, v.shape), "the mask");
+    if (is_store) {
+      ast::Expr* val = value_arg(a.positional[1], diags_);
+      if (val) expect_value(*val, Type::value(dtype, v.shape), "the stored value");
+      return Type::void_type();
+    }
+    if (ast::Arg* o = a.keyword("other")) expect_scalar(*o->value, dtype, "`other`");
+    return Type::value(dtype, v.shape);
+  }
+  if (f == "dma_start") {
+    CallArgs a = args_of(3, 3, {"add", "src_sem", "device"});
+    if (!a.ok) return Type::error();
+    ast::Expr* src = value_arg(a.positional[0], diags_);
+    ast::Expr* dst = value_arg(a.positional[1], diags_);
+    ast::Expr* sem = value_arg(a.positional[2], diags_);
+    if (!src || !dst || !sem) return Type::error();
+    View vs = check_view(*src, false);
+    View vd = check_view(*dst, true);
+    lookup_sem(*sem, SemKind::Dma, "dma_start");
+    bool add = false;
+    if (ast::Arg* k = a.keyword("add")) {
+      if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
+        diags_.report(DiagCode::NotConstant, k->value->range, "`add` must be `true` or `false`");
+      } else {
+        add = k->value->bool_value;
+        k->value->type = Type::value(DType::Bool);
+      }
+    }
+    ast::Arg* device = a.keyword("device");
+    ast::Arg* src_sem = a.keyword("src_sem");
+    if (device) expect_scalar(*device->value, DType::I32, "the device");
+    if (src_sem) lookup_sem(*src_sem->value, SemKind::Dma, "dma_start");
+    if (device && !src_sem) {
+      diags_.report(DiagCode::BadArgument, e.range, "a remote DMA (`device=`) needs `src_sem=`")
+          .fixit(SourceRange{e.range.file, e.range.end - 1, e.range.end - 1}, ", src_sem=SEM");
+    } else if (src_sem && !device) {
+      diags_.report(DiagCode::BadArgument, src_sem->range, "`src_sem=` is only for remote DMAs (with `device=`)");
+    }
+    if (!vs.ok || !vd.ok) return Type::void_type();
+    if (vs.shape != vd.shape) {
+      diags_.report(DiagCode::DmaShapeMismatch, e.range,
+                    "DMA from a view of shape " + shape_string(vs.shape) + " to a view of shape " +
+                        shape_string(vd.shape))
+          .label(src->range, "source " + shape_string(vs.shape))
+          .label(dst->range, "destination " + shape_string(vd.shape));
+    }
+    if (vs.ref->type.dtype != vd.ref->type.dtype) {
+      diags_.report(DiagCode::DmaDtypeMismatch, e.range,
+                    "DMA from `" + dtype_str(vs.ref->type.dtype) + "` to `" + dtype_str(vd.ref->type.dtype) +
+                        "`; DMAs do not convert")
+          .label(src->range, "`" + dtype_str(vs.ref->type.dtype) + "`")
+          .label(dst->range, "`" + dtype_str(vd.ref->type.dtype) + "`");
+    }
+    if (add && vd.ref->type.dtype == DType::Bool) {
+      diags_.report(DiagCode::DmaAddDtype, a.keyword("add")->range, "`add=true` needs a numeric dtype, not `bool`")
+          .label(dst->range, "`bool` destination");
+    }
+    if (device && vd.ref->type.space != MemSpace::Global) {
+      diags_.report(DiagCode::RemoteShared, dst->range,
+                    "a remote DMA must write `@global` memory, but `" + vd.ref->name + "` is `@shared`")
+          .note("declared here", vd.ref->range);
+    }
+    return Type::void_type();
+  }
+  if (f == "dma_wait") {
+    CallArgs a = args_of(2, 2, {});
+    if (!a.ok) return Type::error();
+    ast::Expr* sem = value_arg(a.positional[0], diags_);
+    ast::Expr* view = value_arg(a.positional[1], diags_);
+    if (sem) lookup_sem(*sem, SemKind::Dma, "dma_wait");
+    if (view) check_view(*view, false);
+    return Type::void_type();
+  }
+  if (f == "sem_signal" || f == "sem_wait" || f == "sem_read") {
+    bool read = f == "sem_read";
+    CallArgs a = read ? args_of(1, 1, {}) : f == "sem_signal" ? args_of(1, 2, {"device"}) : args_of(1, 2, {});
+    if (!a.ok) return Type::error();
+    ast::Expr* sem = value_arg(a.positional[0], diags_);
+    if (sem) lookup_sem(*sem, SemKind::Regular, f.c_str());
+    if (a.positional.size() > 1) {
+      if (ast::Expr* n = value_arg(a.positional[1], diags_)) {
+        expect_scalar(*n, DType::I32, "the amount");
+        if (auto v = eval_const(*n, true); v && *v <= 0) {
+          diags_.report(DiagCode::BadArgument, n->range, "the amount must be positive");
+        }
+      }
+    }
+    if (ast::Arg* d = a.keyword("device")) expect_scalar(*d->value, DType::I32, "the device");
+    return read ? Type::value(DType::I32) : Type::void_type();
+  }
+  diags_.report(DiagCode::UndefinedName, e.callee_range, "unknown function `" + f + "`");
+  for (ast::Arg& arg : e.args) {
+    if (arg.value) check_expr(*arg.value);
+  }
+  return Type::error();
+}
+
+namespace {
+
+// `%name` references of one template string: longest identifier; `%%` is a
+// literal percent sign.
+struct OperandRef {
+  std::string name;
+  size_t begin, end;  // byte positions in the unescaped string
+};
+
+std::vector<OperandRef> operand_refs(const std::string& text) {
+  std::vector<OperandRef> refs;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') continue;
+    if (i + 1 < text.size() && text[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+    refs.push_back({text.substr(i + 1, j - i - 1), i, j});
+    i = j - 1;
+  }
+  return refs;
+}
+
+SourceRange string_range(const ast::AsmString& s, size_t begin, size_t end) {
+  if (begin >= s.source_offsets.size()) return s.range;
+  uint32_t last = s.source_offsets[std::min(end, s.source_offsets.size()) - 1];
+  return {s.range.file, s.source_offsets[begin], last + 1};
+}
+
+// Whether `stmt` assigns `output` on every path (definite assignment).
+bool assigns(const ast::Stmt& stmt, const Symbol* output) {
+  if (stmt.kind == ast::Stmt::Kind::Assign) return stmt.target->symbol == output;
+  if (stmt.kind == ast::Stmt::Kind::Block) {
+    return std::any_of(stmt.body.stmts.begin(), stmt.body.stmts.end(),
+                       [&](const ast::StmtPtr& s) { return assigns(*s, output); });
+  }
+  if (stmt.kind == ast::Stmt::Kind::If) {
+    if (stmt.clauses.empty() || stmt.clauses.back().cond) return false;  // no final else
+    return std::all_of(stmt.clauses.begin(), stmt.clauses.end(), [&](const ast::IfClause& c) {
+      return std::any_of(c.body.stmts.begin(), c.body.stmts.end(),
+                         [&](const ast::StmtPtr& s) { return assigns(*s, output); });
+    });
+  }
+  return false;
+}
+
+}  // namespace
+
+Type Checker::check_asm(ast::Expr& e) {
+  ast::AsmBlock& a = *e.asm_block;
+  Shape shape;
+  bool ok = true;
+  std::map<std::string, SourceRange> operand_names;
+  auto note_name = [&](const ast::Name& n) {
+    auto [it, inserted] = operand_names.emplace(n.text, n.range);
+    if (!inserted) {
+      diags_.report(DiagCode::Redefinition, n.range, "asm operand `" + n.text + "` is declared twice")
+          .note("previous declaration is here", it->second);
+      ok = false;
+    }
+  };
+  for (ast::AsmOperand& in : a.inputs) {
+    note_name(in.name);
+    if (in.dtype == DType::Bool) {
+      diags_.report(DiagCode::TypeMismatch, in.range, "asm operands cannot be `bool`; pass an integer (PTX `.pred` is set with `setp`)");
+      ok = false;
+    }
+    Type t = check_expr(*in.value);
+    if (t.is_error()) {
+      ok = false;
+      continue;
+    }
+    expect_value(*in.value, Type::value(in.dtype, t.shape), "the asm input");
+    auto s = broadcast_shapes(shape, t.shape);
+    if (!s) {
+      diags_.report(DiagCode::ShapeMismatch, in.value->range,
+                    "asm input of shape " + shape_string(t.shape) + " does not broadcast with " + shape_string(shape));
+      ok = false;
+    } else {
+      shape = *s;
+    }
+  }
+  for (ast::AsmOperand& out : a.outputs) {
+    note_name(out.name);
+    if (out.dtype == DType::Bool) {
+      diags_.report(DiagCode::TypeMismatch, out.range, "asm operands cannot be `bool`");
+      ok = false;
+    }
+  }
+  for (const ast::AsmString& s : a.strings) {
+    for (const OperandRef& ref : operand_refs(s.text)) {
+      if (operand_names.count(ref.name)) continue;
+      std::string known;
+      for (const auto& [name, range] : operand_names) known += (known.empty() ? "`%" : ", `%") + name + "`";
+      auto d = diags_.report(DiagCode::AsmUnknownOperand, string_range(s, ref.begin, ref.end),
+                             ref.name.empty() ? "`%` must name an operand (write `%%` for a literal `%`)"
+                                              : "asm template names `%" + ref.name + "`, which is not an operand");
+      if (!known.empty()) d.note("the operands are " + known);
+      ok = false;
+    }
+    // Warn about instructions that talk to other threads.
+    size_t i = 0;
+    const std::string& t = s.text;
+    while (i < t.size()) {
+      while (i < t.size() && (std::isspace(static_cast<unsigned char>(t[i])) || t[i] == '{' || t[i] == '}' || t[i] == ';')) ++i;
+      if (i < t.size() && t[i] == '@') {
+        while (i < t.size() && !std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+      }
+      size_t start = i;
+      while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
+      std::string mnemonic = t.substr(start, i - start);
+      if (kCrossLane.count(mnemonic)) {
+        diags_.report(DiagCode::AsmCrossLane, string_range(s, start, i),
+                      "`" + mnemonic + "` communicates between threads; it has no element-wise meaning")
+            .note(a.fallback ? "the interpretation path runs the fallback instead"
+                             : "the interpretation path can only run this asm through a `fallback`");
+      }
+      while (i < t.size() && t[i] != ';' && t[i] != '\n') ++i;
+    }
+  }
+  if (a.fallback) {
+    scopes_.emplace_back();
+    for (ast::AsmOperand& in : a.inputs) {
+      Symbol& s = declare(Symbol::Kind::AsmInput, in.name, Type::value(in.dtype));
+      s.used = true;
+      a.input_symbols.push_back(&s);
+    }
+    for (ast::AsmOperand& out : a.outputs) {
+      Symbol& s = declare(Symbol::Kind::AsmOutput, out.name, Type::value(out.dtype));
+      s.used = true;
+      a.output_symbols.push_back(&s);
+    }
+    ++block_depth_;
+    check_block(*a.fallback);
+    --block_depth_;
+    scopes_.pop_back();
+    for (size_t i = 0; i < a.outputs.size(); ++i) {
+      const Symbol* out = a.output_symbols[i];
+      bool assigned = std::any_of(a.fallback->stmts.begin(), a.fallback->stmts.end(),
+                                  [&](const ast::StmtPtr& s) { return assigns(*s, out); });
+      if (assigned) continue;
+      DType t = a.outputs[i].dtype;
+      std::string zero = is_float(t) ? "0.0" : "0";
+      SourceRange close{a.fallback->range.file, a.fallback->range.end - 1, a.fallback->range.end - 1};
+      diags_.report(DiagCode::AsmFallbackIncomplete, a.fallback->range,
+                    "the fallback does not assign the output `" + out->name + "` on every path")
+          .note("output declared here", a.outputs[i].name.range)
+          .fixit(close, out->name + " = " + zero + "; ");
+      ok = false;
+    }
+  }
+  if (!ok) return Type::error();
+  if (a.outputs.empty()) return Type::void_type();
+  if (a.outputs.size() == 1) return Type::value(a.outputs[0].dtype, shape);
+  Type tuple;
+  tuple.kind = Type::Kind::Tuple;
+  for (const ast::AsmOperand& out : a.outputs) tuple.elements.push_back(Type::value(out.dtype, shape));
+  return tuple;
+}
+
+}  // namespace kdt::check

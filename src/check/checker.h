@@ -1,0 +1,70 @@
+// The checker's internal state, shared by its source files:
+// check.cpp (declarations and statements), const_eval.cpp (constant
+// expressions) and builtins.cpp (calls, views and asm blocks).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "kdt/check/check.h"
+
+namespace kdt::check {
+
+// Where an expression is checked: the value of a DMA operand is a place.
+struct View {
+  const Symbol* ref = nullptr;
+  Shape shape;  // the view's shape, dropped dimensions removed
+  bool ok = false;
+};
+
+class Checker {
+ public:
+  Checker(CheckedProgram& program, DiagnosticEngine& diags, const CheckOptions& options)
+      : program_(program), diags_(diags), options_(options) {}
+
+  bool run();
+
+  // const_eval.cpp
+  // Evaluates a constant expression in 64 bits. `quiet` evaluates without
+  // reporting (to learn whether an index happens to be constant).
+  std::optional<int64_t> eval_const(const ast::Expr& e, bool quiet = false);
+  std::optional<int64_t> eval_positive(const ast::Expr& e, const char* what);
+  std::optional<Shape> eval_shape(const std::vector<ast::ExprPtr>& dims, SourceRange range);
+
+  // builtins.cpp
+  Type check_call(ast::Expr& e);
+  View check_view(ast::Expr& e, bool for_write);
+  Type check_asm(ast::Expr& e);
+  Type check_index_value(ast::Expr& e);
+
+  // check.cpp
+  void check_kernel_header(ast::Kernel& k);
+  void report_unused(const std::unordered_map<std::string, Symbol*>& scope);
+  void check_stmt(ast::Stmt& s);
+  void check_assign(ast::Stmt& s);
+  void check_compound(ast::Stmt& s, const Type& target);
+  Type check_expr(ast::Expr& e);
+  Type check_expr_kind(ast::Expr& e);
+  Type check_binary(ast::Expr& e);
+  // Checks `e` as a value of exactly `want` (dtype, broadcast to the shape).
+  void expect_value(ast::Expr& e, const Type& want, const char* what);
+  Type expect_scalar(ast::Expr& e, std::optional<DType> dtype, const char* what);
+  // The dtype a weak operand takes next to `other`; reports misfits.
+  Type unify(ast::Expr& a, ast::Expr& b, SourceRange where, const char* op);
+  Type materialize(ast::Expr& e, Type t);
+  void check_block(ast::Block& block, bool new_scope = true);
+  const Symbol* lookup(const std::string& name) const;
+  Symbol& declare(Symbol::Kind kind, const ast::Name& name, Type type);
+  const Symbol* lookup_sem(ast::Expr& e, SemKind want, const char* call);
+
+  CheckedProgram& program_;
+  DiagnosticEngine& diags_;
+  const CheckOptions& options_;
+
+  std::vector<std::unordered_map<std::string, Symbol*>> scopes_;
+  ast::Kernel* kernel_ = nullptr;
+  int block_depth_ = 0;
+  int next_id_ = 0;
+};
+
+}  // namespace kdt::check

@@ -1,0 +1,69 @@
+// The GCC-style JSON consumer (cli.md): an array of diagnostic objects.
+#include <nlohmann/json.hpp>
+
+#include "kdt/diag/render.h"
+
+namespace kdt {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json position(const SourceManager& sources, FileId file, uint32_t offset) {
+  LineColumn lc = sources.position(file, offset);
+  return {{"file", sources.file(file).path},
+          {"line", lc.line},
+          {"column", lc.column},
+          {"byte-column", lc.byte_column}};
+}
+
+// GCC's `finish` is the last character of the range, inclusive.
+json location(const SourceManager& sources, SourceRange range, const std::string& label = {}) {
+  uint32_t last = range.end > range.begin ? range.end - 1 : range.begin;
+  json loc = {{"caret", position(sources, range.file, range.begin)},
+              {"start", position(sources, range.file, range.begin)},
+              {"finish", position(sources, range.file, last)}};
+  if (!label.empty()) loc["label"] = label;
+  return loc;
+}
+
+json locations(const SourceManager& sources, SourceRange range) {
+  json locs = json::array();
+  if (range.valid()) locs.push_back(location(sources, range));
+  return locs;
+}
+
+}  // namespace
+
+std::string render_json(const std::vector<Diagnostic>& diags, const SourceManager& sources) {
+  json out = json::array();
+  for (const Diagnostic& d : diags) {
+    json locs = locations(sources, d.range);
+    for (const Label& label : d.labels) {
+      if (label.range.valid()) locs.push_back(location(sources, label.range, label.message));
+    }
+    json children = json::array();
+    for (const Note& note : d.notes) {
+      children.push_back({{"kind", "note"}, {"message", note.message}, {"locations", locations(sources, note.range)}});
+    }
+    json entry = {{"kind", severity_name(d.severity)},
+                  {"message", d.message},
+                  {"code", diag_info(d.code).name},
+                  {"locations", locs},
+                  {"children", children}};
+    if (!d.fixits.empty()) {
+      json fixits = json::array();
+      for (const FixIt& fix : d.fixits) {
+        fixits.push_back({{"start", position(sources, fix.range.file, fix.range.begin)},
+                          {"next", position(sources, fix.range.file, fix.range.end)},
+                          {"string", fix.replacement}});
+      }
+      entry["fixits"] = fixits;
+    }
+    out.push_back(entry);
+  }
+  // Replacement of invalid UTF-8 keeps the output valid JSON whatever the input held.
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace kdt

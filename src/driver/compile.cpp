@@ -1,0 +1,134 @@
+#include "kdt/driver/compile.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "kdt/driver/output.h"
+#include "kdt/syntax/ast_json.h"
+#include "kdt/syntax/parse.h"
+
+namespace kdt {
+
+std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Options& options,
+                                               std::optional<std::string> text) {
+  auto c = std::make_unique<Compilation>();
+  c->diags.set_warnings_as_errors(options.warnings_as_errors);
+  c->diags.set_ignore_warnings(options.no_warnings);
+  LoadOptions load;
+  load.include_dirs = options.include_dirs;
+  load.parse.max_nesting = options.max_nesting;
+  load.main_text = std::move(text);
+  LoadResult loaded = load_program(path, c->sources, c->diags, load);
+  c->files_read = loaded.files_read;
+  c->io_error = loaded.io_error;
+  if (!loaded.module) return c;
+  c->parsed = true;
+  c->program.module = std::move(*loaded.module);
+  CheckOptions check;
+  check.defines = options.defines;
+  c->ok = check_program(c->program, c->diags, check);
+  return c;
+}
+
+namespace {
+
+bool use_color(const Options& options) {
+  if (options.color == "always") return true;
+  if (options.color == "never" || !options.diag_file.empty()) return false;
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDERR_FILENO) && !(term && std::string(term) == "dumb");
+}
+
+}  // namespace
+
+void emit_diagnostics(const Options& options, const std::vector<Diagnostic>& diags, const SourceManager& sources) {
+  if (options.diag_format == DiagFormat::Text && diags.empty()) return;
+  std::string text = render(options.diag_format, diags, sources, use_color(options));
+  if (!options.diag_file.empty()) {
+    std::string error = write_output(options.diag_file, text);
+    if (error.empty()) return;
+    std::cerr << "kdt: " << error << "\n";
+  }
+  std::cerr << text;
+  std::cerr.flush();
+}
+
+int usage_error(const Options& options, const std::string& message) {
+  if (options.diag_format == DiagFormat::Text) {
+    std::cerr << "kdt: error: " << message << "\n";
+    return 2;
+  }
+  // Tools reading JSON or SARIF get a document they can parse even here;
+  // a command-line error has no source location and the code `command-line`.
+  nlohmann::json error = {{"kind", "error"}, {"message", message}, {"code", "command-line"},
+                          {"locations", nlohmann::json::array()}, {"children", nlohmann::json::array()}};
+  std::string text;
+  if (options.diag_format == DiagFormat::Json) {
+    text = nlohmann::json::array({error}).dump(2) + "\n";
+  } else {
+    text = nlohmann::json{{"version", "2.1.0"},
+                          {"runs",
+                           {{{"tool", {{"driver", {{"name", "kdt"}}}}},
+                             {"results", {{{"ruleId", "command-line"}, {"level", "error"}, {"message", {{"text", message}}}}}}}}}}
+               .dump(2) + "\n";
+  }
+  if (!options.diag_file.empty() && write_output(options.diag_file, text).empty()) return 2;
+  std::cerr << text;
+  return 2;
+}
+
+int run_transpile(const Options& options) {
+  if (options.output != "-" && options.input != "-" && same_file(options.output, options.input)) {
+    return usage_error(options, "the output '" + options.output + "' is the input file; refusing to overwrite it");
+  }
+  std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
+  if (!c->io_error.empty()) return usage_error(options, c->io_error);
+  if (c->ok && !c->program.unused_defines.empty()) {
+    emit_diagnostics(options, c->diags.sorted(), c->sources);
+    return usage_error(options, "-D " + c->program.unused_defines.front() + ": no `const " +
+                                    c->program.unused_defines.front() + "` in the program");
+  }
+  if (c->ok && !options.kernel.empty()) {
+    bool found = false;
+    for (const ast::Kernel* k : c->program.kernels) found = found || k->name.text == options.kernel;
+    if (!found) {
+      emit_diagnostics(options, c->diags.sorted(), c->sources);
+      return usage_error(options, "--kernel " + options.kernel + ": no such kernel in the program");
+    }
+  }
+  std::string output;
+  bool has_output = false;
+  if (c->ok) {
+    switch (options.emit) {
+      case EmitKind::Check: break;
+      case EmitKind::Ast:
+        output = ast_to_json(c->program.module, c->sources);
+        has_output = true;
+        break;
+      default: {
+        emit_diagnostics(options, c->diags.sorted(), c->sources);
+        static const char* const names[] = {"check", "ast", "ir", "discharged-ir", "cpp", "cuda", "ptx"};
+        return usage_error(options, std::string("--emit=") + names[static_cast<int>(options.emit)] +
+                                        " is not available in this version of kdt");
+      }
+    }
+  }
+  emit_diagnostics(options, c->diags.sorted(), c->sources);
+  if (!c->ok) return 1;
+  if (has_output) {
+    std::string error = write_output(options.output, output);
+    if (!error.empty()) return usage_error(options, error);
+  }
+  if (options.write_depfile) {
+    std::string target = !options.dep_target.empty() ? options.dep_target : options.output;
+    std::string error = write_output(options.depfile, make_depfile(target, c->files_read, options.phony_targets));
+    if (!error.empty()) return usage_error(options, error);
+  }
+  return 0;
+}
+
+}  // namespace kdt

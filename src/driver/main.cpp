@@ -1,0 +1,103 @@
+// kdt's entry point: subcommand dispatch, and the guarantees every run
+// gives (no crash, no uncaught exception, exit status 3 for internal errors).
+#include <pthread.h>
+
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "kdt/driver/compile.h"
+#include "kdt/driver/options.h"
+#include "kdt/version.h"
+
+namespace {
+
+using kdt::Options;
+
+int explain(const Options& options) {
+  const kdt::Explanation* e = kdt::find_explanation(*options.explain);
+  auto code = kdt::diag_code_from_name(*options.explain);
+  if (!e) return kdt::usage_error(options, "unknown diagnostic code '" + *options.explain + "'");
+  std::string severity = code ? kdt::severity_name(kdt::diag_info(*code).severity) : "error";
+  std::cout << e->code << " (" << severity << ")\n\n" << e->text << "\n\nExample:\n\n";
+  std::string example = e->example;
+  size_t start = 0;
+  while (start <= example.size()) {
+    size_t end = example.find('\n', start);
+    if (end == std::string::npos) end = example.size();
+    std::cout << "    " << example.substr(start, end - start) << "\n";
+    start = end + 1;
+  }
+  return 0;
+}
+
+int transpile_main(const std::vector<std::string>& args) {
+  Options options;
+  kdt::ParseResult parsed = kdt::parse_options(args, options);
+  if (!parsed.ok) return kdt::usage_error(options, parsed.error + " (see kdt --help)");
+  if (options.help) {
+    std::cout << kdt::help_text();
+    return 0;
+  }
+  if (options.version) {
+    std::cout << "kdt " KDT_VERSION "\n";
+    return 0;
+  }
+  if (options.explain) return explain(options);
+  return kdt::run_transpile(options);
+}
+
+int dispatch(const std::vector<std::string>& args) {
+  // Subcommands are recognised only as the first argument, so that
+  // `kdt ./run` still transpiles a file named `run`.
+  if (!args.empty() && (args[0] == "run" || args[0] == "lsp")) {
+    Options options;
+    return kdt::usage_error(options, "`kdt " + args[0] + "` is not available in this version of kdt");
+  }
+  return transpile_main(args);
+}
+
+// Runs `body` on a thread with a large stack: the parser and the checker
+// recurse once per nesting level (bounded by --max-nesting), and long
+// operator chains build deep trees.
+int run_on_large_stack(const std::function<int()>& body) {
+  struct Call {
+    const std::function<int()>* body;
+    int result = 3;
+  } call{&body};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t{512} << 20);
+  pthread_t thread;
+  auto trampoline = [](void* p) -> void* {
+    auto* c = static_cast<Call*>(p);
+    c->result = (*c->body)();
+    return nullptr;
+  };
+  if (pthread_create(&thread, &attr, trampoline, &call) != 0) {
+    pthread_attr_destroy(&attr);
+    return body();
+  }
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  return call.result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return run_on_large_stack([&]() -> int {
+    try {
+      return dispatch(args);
+    } catch (const std::exception& e) {
+      std::cerr << "kdt: internal error: " << e.what() << "\nPlease report this as a bug, with the input that caused it.\n";
+    } catch (...) {
+      std::cerr << "kdt: internal error: unknown exception\nPlease report this as a bug, with the input that caused it.\n";
+    }
+    return 3;
+  });
+}

@@ -1,0 +1,201 @@
+#include "kdt/driver/options.h"
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+namespace kdt {
+
+namespace po = boost::program_options;
+
+namespace {
+
+po::options_description describe() {
+  po::options_description d("Options");
+  // clang-format off
+  d.add_options()
+    ("help,h", "print this help and exit")
+    ("version", "print the version and exit")
+    ("emit", po::value<std::string>()->value_name("KIND"),
+     "what to produce: check (default), ast, ir, discharged-ir, cpp, cuda, ptx")
+    (",o", po::value<std::string>()->value_name("PATH"), "output file (default: standard output; - for it)")
+    ("kernel", po::value<std::string>()->value_name("NAME"), "only this kernel (default: all)")
+    (",D", po::value<std::vector<std::string>>()->value_name("NAME=VALUE")->composing(), "override a `const`")
+    (",I", po::value<std::vector<std::string>>()->value_name("DIR")->composing(), "add an include search directory")
+    ("MD", po::bool_switch(), "write a Make-style depfile of every file read")
+    ("MF", po::value<std::string>()->value_name("PATH"), "the depfile's path (with -MD)")
+    ("MT", po::value<std::string>()->value_name("TARGET"), "the depfile's target (default: the output)")
+    ("MP", po::bool_switch(), "add a phony target for every dependency")
+    ("arch", po::value<std::string>()->value_name("SM"), "compiled-path target: sm_80, sm_90, ... (default sm_90)")
+    ("threads", po::value<int>()->value_name("N"), "threads per block on the compiled path (default 128)")
+    ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files")
+    ("no-checks", po::bool_switch(), "with --emit=cpp: leave the run-time checks out")
+    ("dma-mode", po::value<std::string>()->value_name("MODE"), "when DMA data moves: eager or on_wait (default)")
+    ("program-order", po::value<std::string>()->value_name("ORDER"), "forward (default), reverse or shuffle")
+    ("explain", po::value<std::string>()->value_name("CODE"), "explain a diagnostic code, with an example")
+    ("diagnostics-format", po::value<std::string>()->value_name("FORMAT"), "text (default), json or sarif")
+    ("diagnostics-file", po::value<std::string>()->value_name("PATH"), "write diagnostics there instead of stderr")
+    ("color", po::value<std::string>()->value_name("WHEN"), "colour text diagnostics: auto (default), always, never")
+    ("Werror", po::bool_switch(), "treat warnings as errors")
+    (",w", po::bool_switch(), "silence warnings")
+    ("max-nesting", po::value<int>()->value_name("N"), "deepest nesting accepted (default 256)");
+  // clang-format on
+  return d;
+}
+
+// GCC-style single-dash long options (-Werror, -MD, ...) are rewritten to
+// their double-dash spelling before Boost sees them.
+std::vector<std::string> normalise(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    if (a == "-Werror" || a == "-MD" || a == "-MP" || a == "-MF" || a == "-MT") out.push_back("-" + a);
+    else out.push_back(a);
+  }
+  return out;
+}
+
+bool parse_define(const std::string& text, Options& out, std::string& error) {
+  size_t eq = text.find('=');
+  std::string name = text.substr(0, eq);
+  bool name_ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) name_ok = name_ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!name_ok || eq == std::string::npos) {
+    error = "-D expects NAME=VALUE, got '" + text + "'";
+    return false;
+  }
+  std::string value = text.substr(eq + 1);
+  try {
+    size_t used = 0;
+    long long v = std::stoll(value, &used, 0);
+    if (used != value.size()) throw std::invalid_argument(value);
+    out.defines[name] = v;
+  } catch (const std::exception&) {
+    error = "-D " + name + ": '" + value + "' is not a 64-bit integer";
+    return false;
+  }
+  return true;
+}
+
+template <class T>
+bool pick(const std::string& value, const std::map<std::string, T>& choices, T& out, const std::string& option,
+          std::string& error) {
+  auto it = choices.find(value);
+  if (it == choices.end()) {
+    error = "invalid value '" + value + "' for --" + option + "; expected";
+    for (const auto& [name, unused] : choices) error += " " + name;
+    return false;
+  }
+  out = it->second;
+  return true;
+}
+
+}  // namespace
+
+std::string help_text() {
+  std::ostringstream s;
+  s << "Usage: kdt [OPTIONS] FILE.kd          transpile or check a KD file (- for standard input)\n"
+       "       kdt run FILE.kd [OPTIONS]       emit C++, compile it and run it on .npy files\n"
+       "       kdt lsp                         a Language Server Protocol server over stdio\n\n"
+    << describe()
+    << "\nExit status: 0 success (warnings allowed), 1 errors in the input, 2 bad command line or\n"
+       "unreadable file, 3 internal error. See man kdt(1) for every option and diagnostic code.\n";
+  return s.str();
+}
+
+ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
+  ParseResult result;
+  po::options_description desc = describe();
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  po::options_description all;
+  all.add(desc).add_options()("input", po::value<std::string>());
+  po::variables_map vm;
+  try {
+    std::vector<std::string> normalised = normalise(args);
+    po::store(po::command_line_parser(normalised)
+                  .options(all)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    result.ok = false;
+    result.error = e.what();
+    return result;
+  }
+  auto fail = [&](std::string message) {
+    result.ok = false;
+    result.error = std::move(message);
+    return result;
+  };
+  out.help = vm.count("help") > 0;
+  out.version = vm.count("version") > 0;
+  if (vm.count("input")) out.input = vm["input"].as<std::string>();
+  if (vm.count("emit")) {
+    static const std::map<std::string, EmitKind> kinds = {
+        {"check", EmitKind::Check}, {"ast", EmitKind::Ast},   {"ir", EmitKind::Ir},   {"discharged-ir", EmitKind::DischargedIr},
+        {"cpp", EmitKind::Cpp},     {"cuda", EmitKind::Cuda}, {"ptx", EmitKind::Ptx}};
+    if (!pick(vm["emit"].as<std::string>(), kinds, out.emit, "emit", result.error)) return fail(result.error);
+  }
+  if (vm.count("-o")) out.output = vm["-o"].as<std::string>();
+  if (vm.count("kernel")) out.kernel = vm["kernel"].as<std::string>();
+  if (vm.count("-D")) {
+    for (const std::string& d : vm["-D"].as<std::vector<std::string>>()) {
+      if (!parse_define(d, out, result.error)) return fail(result.error);
+    }
+  }
+  if (vm.count("-I")) out.include_dirs = vm["-I"].as<std::vector<std::string>>();
+  out.write_depfile = vm["MD"].as<bool>();
+  if (vm.count("MF")) out.depfile = vm["MF"].as<std::string>();
+  if (vm.count("MT")) out.dep_target = vm["MT"].as<std::string>();
+  out.phony_targets = vm["MP"].as<bool>();
+  if (vm.count("arch")) out.arch = vm["arch"].as<std::string>();
+  if (out.arch.rfind("sm_", 0) != 0 || out.arch.size() < 5) {
+    return fail("invalid value '" + out.arch + "' for --arch; expected sm_80, sm_90, ...");
+  }
+  if (vm.count("threads")) {
+    out.threads = vm["threads"].as<int>();
+    if (out.threads < 1 || out.threads > 1024) return fail("--threads must be between 1 and 1024");
+  }
+  out.harness = vm["harness"].as<bool>();
+  out.checks = !vm["no-checks"].as<bool>();
+  if (vm.count("dma-mode")) {
+    static const std::map<std::string, std::string> modes = {{"eager", "eager"}, {"on_wait", "on_wait"}};
+    if (!pick(vm["dma-mode"].as<std::string>(), modes, out.dma_mode, "dma-mode", result.error)) return fail(result.error);
+  }
+  if (vm.count("program-order")) {
+    static const std::map<std::string, std::string> orders = {
+        {"forward", "forward"}, {"reverse", "reverse"}, {"shuffle", "shuffle"}};
+    if (!pick(vm["program-order"].as<std::string>(), orders, out.program_order, "program-order", result.error)) {
+      return fail(result.error);
+    }
+  }
+  if (vm.count("explain")) out.explain = vm["explain"].as<std::string>();
+  if (vm.count("diagnostics-format")) {
+    static const std::map<std::string, DiagFormat> formats = {
+        {"text", DiagFormat::Text}, {"json", DiagFormat::Json}, {"sarif", DiagFormat::Sarif}};
+    if (!pick(vm["diagnostics-format"].as<std::string>(), formats, out.diag_format, "diagnostics-format",
+              result.error)) {
+      return fail(result.error);
+    }
+  }
+  if (vm.count("diagnostics-file")) out.diag_file = vm["diagnostics-file"].as<std::string>();
+  if (vm.count("color")) {
+    static const std::map<std::string, std::string> whens = {{"auto", "auto"}, {"always", "always"}, {"never", "never"}};
+    if (!pick(vm["color"].as<std::string>(), whens, out.color, "color", result.error)) return fail(result.error);
+  }
+  out.warnings_as_errors = vm["Werror"].as<bool>();
+  out.no_warnings = vm["-w"].as<bool>();
+  if (vm.count("max-nesting")) {
+    out.max_nesting = vm["max-nesting"].as<int>();
+    if (out.max_nesting < 1 || out.max_nesting > 100000) return fail("--max-nesting must be between 1 and 100000");
+  }
+  if (out.write_depfile && out.depfile.empty()) {
+    if (out.output == "-") return fail("-MD needs -MF PATH when the output is standard output");
+    out.depfile = out.output + ".d";
+  }
+  if (!out.help && !out.version && !out.explain && out.input.empty()) return fail("no input file");
+  return result;
+}
+
+}  // namespace kdt

@@ -1,0 +1,115 @@
+#include "kdt/driver/output.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kdt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_message() { return std::strerror(errno); }
+
+bool write_all(int fd, const std::string& content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string escape_make(const std::string& path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    char c = path[i];
+    if (c == ' ') {
+      // GCC doubles the backslashes that precede a space, then escapes it.
+      for (size_t j = i; j > 0 && path[j - 1] == '\\'; --j) out += '\\';
+      out += "\\ ";
+    } else if (c == '$') {
+      out += "$$";
+    } else if (c == '#') {
+      out += "\\#";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string write_output(const std::string& path, const std::string& content) {
+  if (path == "-") {
+    std::cout << content;
+    std::cout.flush();
+    return std::cout ? "" : "cannot write to standard output";
+  }
+  struct stat st {};
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return "cannot write '" + path + "': it is a directory";
+    // A device or a pipe: write in place, never replace it.
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return "cannot open '" + path + "': " + errno_message();
+    bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+    ok = std::fclose(f) == 0 && ok;
+    return ok ? "" : "cannot write '" + path + "'";
+  }
+  if (exists && static_cast<size_t>(st.st_size) == content.size()) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream current;
+    current << in.rdbuf();
+    if (in && current.str() == content) return "";
+  }
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string templ = (dir / ("." + target.filename().string() + ".kdt-XXXXXX")).string();
+  std::vector<char> name(templ.begin(), templ.end());
+  name.push_back('\0');
+  int fd = ::mkstemp(name.data());
+  if (fd < 0) return "cannot create a temporary file next to '" + path + "': " + errno_message();
+  bool ok = write_all(fd, content);
+  // Keep the permissions a new file would get (mkstemp makes it 0600).
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ok = ::fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask)) == 0 && ok;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || std::rename(name.data(), path.c_str()) != 0) {
+    std::string message = "cannot write '" + path + "': " + errno_message();
+    std::remove(name.data());
+    return message;
+  }
+  return "";
+}
+
+std::string make_depfile(const std::string& target, const std::vector<std::string>& deps, bool phony_targets) {
+  std::string out = escape_make(target) + ":";
+  for (const std::string& d : deps) out += " \\\n  " + escape_make(d);
+  out += "\n";
+  if (phony_targets) {
+    for (size_t i = 1; i < deps.size(); ++i) out += "\n" + escape_make(deps[i]) + ":\n";
+  }
+  return out;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+}  // namespace kdt

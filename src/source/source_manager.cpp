@@ -1,0 +1,82 @@
+#include "kdt/source/source_manager.h"
+
+#include <algorithm>
+
+namespace kdt {
+
+SourceRange SourceRange::cover(const SourceRange& a, const SourceRange& b) {
+  if (!a.valid()) return b;
+  if (!b.valid() || a.file != b.file) return a;
+  return {a.file, std::min(a.begin, b.begin), std::max(a.end, b.end)};
+}
+
+FileId SourceManager::add(std::string path, std::string text) {
+  SourceFile file;
+  file.path = std::move(path);
+  file.text = std::move(text);
+  file.line_starts.push_back(0);
+  for (uint32_t i = 0; i < file.text.size(); ++i) {
+    if (file.text[i] == '\n') file.line_starts.push_back(i + 1);
+  }
+  files_.push_back(std::move(file));
+  return static_cast<FileId>(files_.size());
+}
+
+namespace {
+
+// Length of the UTF-8 sequence starting with `lead`; malformed bytes count
+// as one code point each, matching how the lexer replaces them.
+unsigned utf8_length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5) == 0x6) return 2;
+  if ((lead >> 4) == 0xE) return 3;
+  if ((lead >> 3) == 0x1E) return 4;
+  return 1;
+}
+
+}  // namespace
+
+LineColumn SourceManager::position(FileId id, uint32_t offset) const {
+  const SourceFile& f = file(id);
+  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(f.text.size()));
+  auto it = std::upper_bound(f.line_starts.begin(), f.line_starts.end(), offset);
+  uint32_t line_index = static_cast<uint32_t>(it - f.line_starts.begin()) - 1;
+  uint32_t start = f.line_starts[line_index];
+  LineColumn lc;
+  lc.line = line_index + 1;
+  lc.byte_column = offset - start + 1;
+  uint32_t i = start;
+  while (i < offset) {
+    unsigned n = utf8_length(static_cast<unsigned char>(f.text[i]));
+    if (i + n > offset) n = 1;
+    lc.column += 1;
+    lc.utf16_column += n == 4 ? 2 : 1;
+    i += n;
+  }
+  return lc;
+}
+
+std::string_view SourceManager::line_text(FileId id, uint32_t line) const {
+  const SourceFile& f = file(id);
+  if (line == 0 || line > f.line_starts.size()) return {};
+  uint32_t start = f.line_starts[line - 1];
+  uint32_t end = line < f.line_starts.size() ? f.line_starts[line] - 1
+                                             : static_cast<uint32_t>(f.text.size());
+  if (end > start && f.text[end - 1] == '\r') --end;
+  return std::string_view(f.text).substr(start, end - start);
+}
+
+uint32_t SourceManager::offset_of_utf16(FileId id, uint32_t line0, uint32_t utf16_col0) const {
+  const SourceFile& f = file(id);
+  if (line0 >= f.line_starts.size()) return static_cast<uint32_t>(f.text.size());
+  uint32_t i = f.line_starts[line0];
+  uint32_t units = 0;
+  while (i < f.text.size() && f.text[i] != '\n' && units < utf16_col0) {
+    unsigned n = utf8_length(static_cast<unsigned char>(f.text[i]));
+    units += n == 4 ? 2 : 1;
+    i += n;
+  }
+  return std::min<uint32_t>(i, static_cast<uint32_t>(f.text.size()));
+}
+
+}  // namespace kdt

@@ -1,0 +1,41 @@
+#include "kdt/type.h"
+
+namespace kdt {
+
+std::string shape_string(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+std::string type_string(const Type& type) {
+  switch (type.kind) {
+    case Type::Kind::Error: return "<error>";
+    case Type::Kind::Void: return "()";
+    case Type::Kind::Value: {
+      std::string s(dtype_name(type.dtype));
+      if (!type.shape.empty()) s += shape_string(type.shape);
+      return s;
+    }
+    case Type::Kind::Ref:
+      return std::string(dtype_name(type.dtype)) + shape_string(type.shape) +
+             (type.space == MemSpace::Global ? " @global" : " @shared");
+    case Type::Kind::Sem:
+      return std::string("sem") + (type.sem_count >= 0 ? "[" + std::to_string(type.sem_count) + "]" : "") +
+             (type.sem_kind == SemKind::Dma ? ": dma" : ": regular");
+    case Type::Kind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < type.elements.size(); ++i) {
+        if (i) s += ", ";
+        s += type_string(type.elements[i]);
+      }
+      return s + ")";
+    }
+  }
+  return "?";
+}
+
+}  // namespace kdt

@@ -1,0 +1,490 @@
+#include "ast_builder.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace kdt::syntax {
+
+namespace {
+
+using antlr4::Token;
+using antlr4::tree::TerminalNode;
+
+class AstBuilder {
+ public:
+  AstBuilder(const TokenRanges& ranges, const std::string& text, DiagnosticEngine& diags)
+      : ranges_(ranges), text_(text), diags_(diags) {}
+
+  // file : topItem* EOF;
+  ast::File file(KDParser::FileContext* ctx) {
+    ast::File out;
+    out.file = ranges_.file();
+    for (KDParser::TopItemContext* item : ctx->topItem()) {
+      if (auto* inc = item->includeDecl()) {
+        ast::Include include;
+        include.range = range(inc);
+        include.path_range = ranges_.of(inc->STRING()->getSymbol());
+        include.path = string_literal(inc->STRING()).text;
+        out.includes.push_back(std::move(include));
+      } else if (auto* c = item->constDecl()) {
+        out.order.emplace_back(false, out.consts.size());
+        out.consts.push_back(const_decl(c));
+      } else if (auto* k = item->kernelDecl()) {
+        out.order.emplace_back(true, out.kernels.size());
+        out.kernels.push_back(kernel(k));
+      }
+    }
+    return out;
+  }
+
+ private:
+  SourceRange range(antlr4::ParserRuleContext* ctx) const { return ranges_.between(ctx->getStart(), ctx->getStop()); }
+  SourceRange range(TerminalNode* node) const { return node ? ranges_.of(node->getSymbol()) : SourceRange{}; }
+  SourceRange range(Token* token) const { return ranges_.of(token); }
+  ast::Name name(TerminalNode* node) const {
+    if (!node) return {};
+    return {node->getText(), range(node)};
+  }
+  ast::Name name(Token* token) const {
+    if (!token) return {};
+    return {token->getText(), range(token)};
+  }
+
+  // constDecl : CONST IDENT ASSIGN expr SEMI;
+  ast::ConstDecl const_decl(KDParser::ConstDeclContext* ctx) {
+    ast::ConstDecl out;
+    out.name = name(ctx->IDENT());
+    out.value = expr(ctx->expr());
+    out.range = range(ctx);
+    return out;
+  }
+
+  // kernelDecl : KERNEL IDENT LPAREN (param (COMMA param)* COMMA?)? RPAREN kernelAttr* block;
+  ast::Kernel kernel(KDParser::KernelDeclContext* ctx) {
+    ast::Kernel out;
+    out.name = name(ctx->IDENT());
+    for (KDParser::ParamContext* p : ctx->param()) out.params.push_back(param(p));
+    for (KDParser::KernelAttrContext* a : ctx->kernelAttr()) {
+      ast::KernelAttr attr;
+      attr.name = name(a->IDENT());
+      for (KDParser::ExprContext* e : a->expr()) attr.args.push_back(expr(e));
+      attr.range = range(a);
+      out.attrs.push_back(std::move(attr));
+    }
+    out.body = block(ctx->block());
+    out.range = range(ctx);
+    return out;
+  }
+
+  // param : IDENT COLON (IN | IDENT) tileType memSpace | IDENT COLON dtype;
+  ast::Param param(KDParser::ParamContext* ctx) {
+    ast::Param out;
+    out.range = range(ctx);
+    if (auto* ref = dynamic_cast<KDParser::RefParamContext*>(ctx)) {
+      out.name = name(ref->IDENT(0));
+      out.mode_range = range(ref->paramMode);
+      std::string mode = ref->paramMode->getText();
+      if (mode == "in") out.mode = ast::ParamMode::In;
+      else if (mode == "out") out.mode = ast::ParamMode::Out;
+      else if (mode == "inout") out.mode = ast::ParamMode::InOut;
+      else
+        diags_.report(DiagCode::InvalidDeclaration, out.mode_range,
+                      "unknown parameter mode `" + mode + "`; expected `in`, `out` or `inout`");
+      out.tile_type = tile_type(ref->tileType());
+      out.mem_space = name(ref->memSpace()->IDENT());
+    } else if (auto* scalar = dynamic_cast<KDParser::ScalarParamContext*>(ctx)) {
+      out.name = name(scalar->IDENT());
+      out.mode = ast::ParamMode::Scalar;
+      out.scalar_dtype = dtype(scalar->dtype());
+    }
+    return out;
+  }
+
+  DType dtype(KDParser::DtypeContext* ctx) { return dtype_from_name(ctx->getText()).value_or(DType::F32); }
+
+  std::unique_ptr<ast::TileTypeExpr> tile_type(KDParser::TileTypeContext* ctx) {
+    auto out = std::make_unique<ast::TileTypeExpr>();
+    out->dtype = dtype(ctx->dtype());
+    for (KDParser::ExprContext* e : ctx->expr()) out->dims.push_back(expr(e));
+    out->range = range(ctx);
+    return out;
+  }
+
+  // block : LBRACE stmt* RBRACE;
+  ast::Block block(KDParser::BlockContext* ctx) {
+    ast::Block out;
+    out.range = range(ctx);
+    for (KDParser::StmtContext* s : ctx->stmt()) out.stmts.push_back(stmt(s));
+    return out;
+  }
+
+  ast::StmtPtr stmt(KDParser::StmtContext* ctx) {
+    auto out = std::make_unique<ast::Stmt>();
+    out->range = range(ctx);
+    if (auto* s = dynamic_cast<KDParser::ScratchStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Scratch;
+      out->name = name(s->IDENT());
+      out->tile_type = tile_type(s->tileType());
+      out->mem_space = name(s->memSpace()->IDENT());
+    } else if (auto* s = dynamic_cast<KDParser::SemStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Sem;
+      out->name = name(s->IDENT(0));
+      out->sem_kind = name(s->IDENT(1));
+      if (s->expr()) out->sem_count = expr(s->expr());
+    } else if (auto* s = dynamic_cast<KDParser::LetStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Let;
+      out->name = name(s->IDENT());
+      out->value = expr(s->expr());
+    } else if (auto* s = dynamic_cast<KDParser::LetTupleStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::LetTuple;
+      for (TerminalNode* id : s->IDENT()) out->names.push_back(name(id));
+      out->value = expr(s->expr());
+    } else if (auto* s = dynamic_cast<KDParser::VarStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Var;
+      out->name = name(s->IDENT());
+      out->value = expr(s->expr());
+    } else if (auto* s = dynamic_cast<KDParser::ForStmtContext*>(ctx)) {
+      // forStmt : FOR IDENT IN expr DOTDOT expr (IDENT expr)? block
+      out->kind = ast::Stmt::Kind::For;
+      out->name = name(s->IDENT(0));
+      out->lo = expr(s->expr(0));
+      out->hi = expr(s->expr(1));
+      if (s->IDENT().size() > 1) {
+        out->step_word = name(s->IDENT(1));
+        out->step = expr(s->expr(2));
+        if (out->step_word.text != "step") {
+          diags_.report(DiagCode::Syntax, out->step_word.range,
+                        "unexpected name `" + out->step_word.text + "`; expected `step` or `{`");
+        }
+      }
+      out->body = block(s->block());
+    } else if (auto* s = dynamic_cast<KDParser::IfStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::If;
+      // ifChain : IF expr block (ELSE (ifChain | block))?  -- flattened into clauses.
+      KDParser::IfChainContext* chain = s->ifChain();
+      while (chain) {
+        ast::IfClause clause;
+        clause.cond = expr(chain->expr());
+        clause.body = block(chain->block(0));
+        clause.range = range(chain);
+        out->clauses.push_back(std::move(clause));
+        if (chain->ifChain()) {
+          chain = chain->ifChain();
+        } else {
+          if (chain->block().size() > 1) {
+            ast::IfClause last;
+            last.body = block(chain->block(1));
+            last.range = last.body.range;
+            out->clauses.push_back(std::move(last));
+          }
+          chain = nullptr;
+        }
+      }
+    } else if (auto* s = dynamic_cast<KDParser::AssertStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Assert;
+      out->value = expr(s->expr());
+      if (s->STRING()) out->message = string_literal(s->STRING()).text;
+    } else if (auto* s = dynamic_cast<KDParser::AssignStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Assign;
+      out->target = expr(s->expr(0));
+      out->value = expr(s->expr(1));
+      out->op_range = range(s->op);
+      switch (s->op->getType()) {
+        case KDParser::PLUS_ASSIGN: out->assign_op = ast::AssignOp::Add; break;
+        case KDParser::MINUS_ASSIGN: out->assign_op = ast::AssignOp::Sub; break;
+        case KDParser::STAR_ASSIGN: out->assign_op = ast::AssignOp::Mul; break;
+        default: out->assign_op = ast::AssignOp::Assign; break;
+      }
+    } else if (auto* s = dynamic_cast<KDParser::ExprStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Expr;
+      out->value = expr(s->expr());
+    } else if (auto* s = dynamic_cast<KDParser::BlockStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Block;
+      out->body = block(s->block());
+    }
+    return out;
+  }
+
+  ast::ExprPtr make(ast::Expr::Kind kind, antlr4::ParserRuleContext* ctx) {
+    auto e = std::make_unique<ast::Expr>();
+    e->kind = kind;
+    e->range = range(ctx);
+    return e;
+  }
+
+  ast::ExprPtr expr(KDParser::ExprContext* ctx) {
+    if (auto* p = dynamic_cast<KDParser::PrimaryExprContext*>(ctx)) return primary(p->primary());
+    if (auto* idx = dynamic_cast<KDParser::IndexExprContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::Index, ctx);
+      e->operands.push_back(expr(idx->expr()));
+      for (KDParser::IndexContext* i : idx->index()) e->indices.push_back(index(i));
+      return e;
+    }
+    if (auto* u = dynamic_cast<KDParser::UnaryExprContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::Unary, ctx);
+      e->op_range = range(u->op);
+      e->unary_op = u->op->getType() == KDParser::MINUS ? ast::UnaryOp::Neg
+                    : u->op->getType() == KDParser::BANG ? ast::UnaryOp::Not
+                                                         : ast::UnaryOp::BitNot;
+      e->operands.push_back(expr(u->expr()));
+      return e;
+    }
+    if (auto* b = dynamic_cast<KDParser::BinaryExprContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::Binary, ctx);
+      e->op_range = range(b->op);
+      e->binary_op = binary_op(b->op->getType());
+      e->operands.push_back(expr(b->expr(0)));
+      e->operands.push_back(expr(b->expr(1)));
+      return e;
+    }
+    if (auto* t = dynamic_cast<KDParser::TernaryExprContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::Ternary, ctx);
+      for (KDParser::ExprContext* part : t->expr()) e->operands.push_back(expr(part));
+      return e;
+    }
+    return make(ast::Expr::Kind::IntLiteral, ctx);
+  }
+
+  static ast::BinaryOp binary_op(size_t token) {
+    switch (token) {
+      case KDParser::STAR: return ast::BinaryOp::Mul;
+      case KDParser::SLASH: return ast::BinaryOp::Div;
+      case KDParser::PERCENT: return ast::BinaryOp::Rem;
+      case KDParser::PLUS: return ast::BinaryOp::Add;
+      case KDParser::MINUS: return ast::BinaryOp::Sub;
+      case KDParser::SHL: return ast::BinaryOp::Shl;
+      case KDParser::SHR: return ast::BinaryOp::Shr;
+      case KDParser::AMP: return ast::BinaryOp::BitAnd;
+      case KDParser::CARET: return ast::BinaryOp::BitXor;
+      case KDParser::PIPE: return ast::BinaryOp::BitOr;
+      case KDParser::LT: return ast::BinaryOp::Lt;
+      case KDParser::LE: return ast::BinaryOp::Le;
+      case KDParser::GT: return ast::BinaryOp::Gt;
+      case KDParser::GE: return ast::BinaryOp::Ge;
+      case KDParser::EQ: return ast::BinaryOp::Eq;
+      case KDParser::NE: return ast::BinaryOp::Ne;
+      case KDParser::AND: return ast::BinaryOp::And;
+      default: return ast::BinaryOp::Or;
+    }
+  }
+
+  // index : ELLIPSIS | COLON | expr COLON expr | expr;  `ds(a, b)` is a call here.
+  ast::IndexEntry index(KDParser::IndexContext* ctx) {
+    ast::IndexEntry out;
+    out.range = range(ctx);
+    if (dynamic_cast<KDParser::EllipsisIndexContext*>(ctx)) {
+      out.kind = ast::IndexEntry::Kind::Ellipsis;
+    } else if (dynamic_cast<KDParser::FullIndexContext*>(ctx)) {
+      out.kind = ast::IndexEntry::Kind::Full;
+    } else if (auto* s = dynamic_cast<KDParser::SliceIndexContext*>(ctx)) {
+      out.kind = ast::IndexEntry::Kind::Slice;
+      out.first = expr(s->expr(0));
+      out.second = expr(s->expr(1));
+    } else if (auto* s = dynamic_cast<KDParser::ScalarIndexContext*>(ctx)) {
+      out.first = expr(s->expr());
+      out.kind = ast::IndexEntry::Kind::Scalar;
+      ast::Expr& e = *out.first;
+      if (e.kind == ast::Expr::Kind::Call && e.spelling == "ds" && !e.parenthesized) {
+        out.kind = ast::IndexEntry::Kind::DynSlice;
+      }
+    }
+    return out;
+  }
+
+  ast::ExprPtr primary(KDParser::PrimaryContext* ctx) {
+    if (auto* lit = dynamic_cast<KDParser::IntLiteralContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::IntLiteral, ctx);
+      e->spelling = lit->getText();
+      parse_int(*e);
+      return e;
+    }
+    if (auto* lit = dynamic_cast<KDParser::FloatLiteralContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::FloatLiteral, ctx);
+      e->spelling = lit->getText();
+      errno = 0;
+      e->float_value = std::strtod(e->spelling.c_str(), nullptr);
+      return e;
+    }
+    if (auto* lit = dynamic_cast<KDParser::BoolLiteralContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::BoolLiteral, ctx);
+      e->spelling = lit->getText();
+      e->bool_value = e->spelling == "true";
+      return e;
+    }
+    if (auto* lit = dynamic_cast<KDParser::SpecialFloatLiteralContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::FloatLiteral, ctx);
+      e->spelling = lit->getText();
+      e->float_value = e->spelling == "inf" ? HUGE_VAL : std::nan("");
+      return e;
+    }
+    if (auto* call = dynamic_cast<KDParser::CallExprContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::Call, ctx);
+      e->spelling = call->callee->getText();
+      e->callee_range = range(call->callee);
+      for (KDParser::ArgContext* a : call->arg()) e->args.push_back(arg(a));
+      return e;
+    }
+    if (auto* n = dynamic_cast<KDParser::NameExprContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::Name, ctx);
+      e->spelling = n->IDENT()->getText();
+      return e;
+    }
+    if (auto* p = dynamic_cast<KDParser::ParenExprContext*>(ctx)) {
+      ast::ExprPtr inner = expr(p->expr());
+      inner->parenthesized = true;
+      inner->range = range(ctx);
+      return inner;
+    }
+    if (auto* a = dynamic_cast<KDParser::AsmExprContext*>(ctx)) {
+      auto e = make(ast::Expr::Kind::Asm, ctx);
+      e->asm_block = asm_block(a->asmBlock());
+      return e;
+    }
+    return make(ast::Expr::Kind::IntLiteral, ctx);
+  }
+
+  // Decimal or hexadecimal with `_` separators; values past 64 bits are
+  // flagged, not wrapped (the checker reports literal-out-of-range).
+  void parse_int(ast::Expr& e) {
+    const std::string& s = e.spelling;
+    bool hex = s.size() > 1 && (s[1] == 'x' || s[1] == 'X');
+    unsigned base = hex ? 16 : 10;
+    uint64_t value = 0;
+    for (size_t i = hex ? 2 : 0; i < s.size(); ++i) {
+      char c = s[i];
+      if (c == '_') continue;
+      unsigned digit = c >= '0' && c <= '9' ? unsigned(c - '0') : unsigned((c | 0x20) - 'a' + 10);
+      if (value > (UINT64_MAX - digit) / base) {
+        e.too_large = true;
+        return;
+      }
+      value = value * base + digit;
+    }
+    e.int_value = value;
+  }
+
+  // arg : IDENT ASSIGN expr | tileType | LBRACK exprs RBRACK | expr;
+  ast::Arg arg(KDParser::ArgContext* ctx) {
+    ast::Arg out;
+    out.range = range(ctx);
+    if (auto* k = dynamic_cast<KDParser::KeywordArgContext*>(ctx)) {
+      out.kind = ast::Arg::Kind::Keyword;
+      out.keyword = name(k->IDENT());
+      out.value = expr(k->expr());
+    } else if (auto* t = dynamic_cast<KDParser::TypeArgContext*>(ctx)) {
+      out.kind = ast::Arg::Kind::Type;
+      out.type = tile_type(t->tileType());
+    } else if (auto* s = dynamic_cast<KDParser::ShapeArgContext*>(ctx)) {
+      out.kind = ast::Arg::Kind::Shape;
+      for (KDParser::ExprContext* e : s->expr()) out.shape.push_back(expr(e));
+    } else if (auto* p = dynamic_cast<KDParser::PositionalArgContext*>(ctx)) {
+      out.value = expr(p->expr());
+    }
+    return out;
+  }
+
+  std::unique_ptr<ast::AsmBlock> asm_block(KDParser::AsmBlockContext* ctx) {
+    auto out = std::make_unique<ast::AsmBlock>();
+    out->range = range(ctx);
+    out->lang = name(ctx->lang);
+    if (out->lang.text != "ptx") {
+      diags_.report(DiagCode::Syntax, out->lang.range, "unknown asm dialect `" + out->lang.text + "`; expected `ptx`");
+    }
+    if (ctx->volatileWord) {
+      out->is_volatile = true;
+      if (ctx->volatileWord->getText() != "volatile") {
+        diags_.report(DiagCode::Syntax, range(ctx->volatileWord),
+                      "unexpected name `" + ctx->volatileWord->getText() + "`; expected `volatile` or `(`");
+      }
+    }
+    for (KDParser::AsmInputContext* in : ctx->asmInput()) {
+      ast::AsmOperand op;
+      op.name = name(in->IDENT());
+      op.dtype = dtype(in->dtype());
+      op.value = expr(in->expr());
+      op.range = range(in);
+      out->inputs.push_back(std::move(op));
+    }
+    for (KDParser::AsmOutputContext* o : ctx->asmOutput()) {
+      ast::AsmOperand op;
+      op.name = name(o->IDENT());
+      op.dtype = dtype(o->dtype());
+      op.range = range(o);
+      out->outputs.push_back(std::move(op));
+    }
+    // STRING tokens: the clobber list's come before the `{`, the template's inside.
+    size_t lbrace = ctx->LBRACE()->getSymbol()->getTokenIndex();
+    for (TerminalNode* s : ctx->STRING()) {
+      AsmStringParts parts = string_literal(s);
+      if (s->getSymbol()->getTokenIndex() < lbrace) {
+        out->clobbers.push_back(parts.text);
+      } else {
+        ast::AsmString str;
+        str.text = std::move(parts.text);
+        str.source_offsets = std::move(parts.offsets);
+        str.range = range(s);
+        out->strings.push_back(std::move(str));
+      }
+    }
+    if (ctx->clobberWord && ctx->clobberWord->getText() != "clobbers") {
+      diags_.report(DiagCode::Syntax, range(ctx->clobberWord),
+                    "unexpected name `" + ctx->clobberWord->getText() + "`; expected `clobbers` or `{`");
+    }
+    out->body_range = ranges_.between(ctx->LBRACE()->getSymbol(), ctx->RBRACE()->getSymbol());
+    if (ctx->fallbackWord) {
+      if (ctx->fallbackWord->getText() != "fallback") {
+        diags_.report(DiagCode::Syntax, range(ctx->fallbackWord),
+                      "unexpected name `" + ctx->fallbackWord->getText() + "`; expected `fallback`");
+      }
+      out->fallback = block(ctx->block());
+    }
+    return out;
+  }
+
+  struct AsmStringParts {
+    std::string text;
+    std::vector<uint32_t> offsets;
+  };
+
+  // Unescapes `"..."` (escapes \" \\ \n \t), remembering where each byte came from.
+  AsmStringParts string_literal(TerminalNode* node) {
+    AsmStringParts out;
+    SourceRange r = range(node);
+    const uint32_t begin = r.begin + 1;
+    const uint32_t end = r.end - 1;
+    for (uint32_t i = begin; i < end; ++i) {
+      char c = text_[i];
+      uint32_t at = i;
+      if (c == '\\' && i + 1 < end) {
+        char next = text_[++i];
+        switch (next) {
+          case '"': c = '"'; break;
+          case '\\': c = '\\'; break;
+          case 'n': c = '\n'; break;
+          case 't': c = '\t'; break;
+          default:
+            diags_.report(DiagCode::Syntax, SourceRange{r.file, at, i + 1},
+                          std::string("unknown escape sequence `\\") + next + "`; KD strings allow \\\", \\\\, \\n and \\t");
+            c = next;
+        }
+      }
+      out.text += c;
+      out.offsets.push_back(at);
+    }
+    return out;
+  }
+
+  const TokenRanges& ranges_;
+  const std::string& text_;
+  DiagnosticEngine& diags_;
+};
+
+}  // namespace
+
+ast::File build_ast(KDParser::FileContext* tree, const TokenRanges& ranges, const std::string& text,
+                    DiagnosticEngine& diags) {
+  return AstBuilder(ranges, text, diags).file(tree);
+}
+
+}  // namespace kdt::syntax

@@ -1,0 +1,255 @@
+#include "kdt/syntax/ast_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace kdt {
+
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+class AstJson {
+ public:
+  explicit AstJson(const SourceManager& sources) : sources_(sources) {}
+
+  ordered_json range(SourceRange r) const {
+    if (!r.valid()) return nullptr;
+    LineColumn a = sources_.position(r.file, r.begin);
+    LineColumn b = sources_.position(r.file, r.end);
+    return {{"file", sources_.file(r.file).path}, {"start", {a.line, a.column}}, {"end", {b.line, b.column}}};
+  }
+
+  ordered_json node(const char* kind, SourceRange r) const { return {{"kind", kind}, {"range", range(r)}}; }
+
+  ordered_json name(const ast::Name& n) const { return {{"text", n.text}, {"range", range(n.range)}}; }
+
+  ordered_json tile_type(const ast::TileTypeExpr& t) const {
+    ordered_json j = node("TileType", t.range);
+    j["dtype"] = std::string(dtype_name(t.dtype));
+    j["dims"] = exprs(t.dims);
+    return j;
+  }
+
+  ordered_json exprs(const std::vector<ast::ExprPtr>& list) const {
+    ordered_json out = ordered_json::array();
+    for (const ast::ExprPtr& e : list) out.push_back(expr(*e));
+    return out;
+  }
+
+  ordered_json expr(const ast::Expr& e) const {
+    using K = ast::Expr::Kind;
+    static const char* const kinds[] = {"IntLiteral", "FloatLiteral", "BoolLiteral", "Name", "Unary",
+                                        "Binary",     "Ternary",      "Call",        "Index", "Asm"};
+    ordered_json j = node(kinds[static_cast<int>(e.kind)], e.range);
+    switch (e.kind) {
+      case K::IntLiteral:
+      case K::FloatLiteral:
+      case K::BoolLiteral: j["value"] = e.spelling; break;
+      case K::Name: j["name"] = e.spelling; break;
+      case K::Unary: j["op"] = ast::unary_op_spelling(e.unary_op); break;
+      case K::Binary: j["op"] = ast::binary_op_spelling(e.binary_op); break;
+      case K::Call: {
+        j["callee"] = e.spelling;
+        ordered_json args = ordered_json::array();
+        for (const ast::Arg& a : e.args) args.push_back(arg(a));
+        j["args"] = args;
+        break;
+      }
+      case K::Index: {
+        ordered_json indices = ordered_json::array();
+        for (const ast::IndexEntry& i : e.indices) indices.push_back(index(i));
+        j["indices"] = indices;
+        break;
+      }
+      case K::Asm: j["asm"] = asm_block(*e.asm_block); break;
+      default: break;
+    }
+    if (e.parenthesized) j["parenthesized"] = true;
+    if (!e.operands.empty()) j["operands"] = exprs(e.operands);
+    if (!e.type.is_error()) j["type"] = type_string(e.type);
+    return j;
+  }
+
+  ordered_json arg(const ast::Arg& a) const {
+    static const char* const kinds[] = {"Positional", "Keyword", "TypeArg", "ShapeArg"};
+    ordered_json j = node(kinds[static_cast<int>(a.kind)], a.range);
+    if (a.kind == ast::Arg::Kind::Keyword) j["keyword"] = name(a.keyword);
+    if (a.value) j["value"] = expr(*a.value);
+    if (a.type) j["type"] = tile_type(*a.type);
+    if (a.kind == ast::Arg::Kind::Shape) j["shape"] = exprs(a.shape);
+    return j;
+  }
+
+  ordered_json index(const ast::IndexEntry& i) const {
+    static const char* const kinds[] = {"ScalarIndex", "FullSlice", "StaticSlice", "DynamicSlice", "Ellipsis"};
+    ordered_json j = node(kinds[static_cast<int>(i.kind)], i.range);
+    if (i.first) j["first"] = expr(*i.first);
+    if (i.second) j["second"] = expr(*i.second);
+    return j;
+  }
+
+  ordered_json asm_block(const ast::AsmBlock& a) const {
+    ordered_json j = node("AsmBlock", a.range);
+    j["lang"] = a.lang.text;
+    j["volatile"] = a.is_volatile;
+    auto operands = [&](const std::vector<ast::AsmOperand>& list) {
+      ordered_json out = ordered_json::array();
+      for (const ast::AsmOperand& op : list) {
+        ordered_json o = node("AsmOperand", op.range);
+        o["name"] = name(op.name);
+        o["dtype"] = std::string(dtype_name(op.dtype));
+        if (op.value) o["value"] = expr(*op.value);
+        out.push_back(o);
+      }
+      return out;
+    };
+    j["inputs"] = operands(a.inputs);
+    j["outputs"] = operands(a.outputs);
+    j["clobbers"] = a.clobbers;
+    ordered_json strings = ordered_json::array();
+    for (const ast::AsmString& s : a.strings) strings.push_back({{"text", s.text}, {"range", range(s.range)}});
+    j["template"] = strings;
+    if (a.fallback) j["fallback"] = block(*a.fallback);
+    return j;
+  }
+
+  ordered_json block(const ast::Block& b) const {
+    ordered_json j = node("Block", b.range);
+    ordered_json stmts = ordered_json::array();
+    for (const ast::StmtPtr& s : b.stmts) stmts.push_back(stmt(*s));
+    j["stmts"] = stmts;
+    return j;
+  }
+
+  ordered_json stmt(const ast::Stmt& s) const {
+    using K = ast::Stmt::Kind;
+    static const char* const kinds[] = {"Scratch", "Sem", "Let", "LetTuple", "Var", "For",
+                                        "If",      "Assert", "Assign", "ExprStmt", "BlockStmt"};
+    ordered_json j = node(kinds[static_cast<int>(s.kind)], s.range);
+    switch (s.kind) {
+      case K::Scratch:
+        j["name"] = name(s.name);
+        j["type"] = tile_type(*s.tile_type);
+        j["space"] = name(s.mem_space);
+        break;
+      case K::Sem:
+        j["name"] = name(s.name);
+        j["semKind"] = name(s.sem_kind);
+        if (s.sem_count) j["count"] = expr(*s.sem_count);
+        break;
+      case K::Let:
+      case K::Var:
+        j["name"] = name(s.name);
+        j["value"] = expr(*s.value);
+        break;
+      case K::LetTuple: {
+        ordered_json names = ordered_json::array();
+        for (const ast::Name& n : s.names) names.push_back(name(n));
+        j["names"] = names;
+        j["value"] = expr(*s.value);
+        break;
+      }
+      case K::For:
+        j["var"] = name(s.name);
+        j["lo"] = expr(*s.lo);
+        j["hi"] = expr(*s.hi);
+        if (s.step) j["step"] = expr(*s.step);
+        j["body"] = block(s.body);
+        break;
+      case K::If: {
+        ordered_json clauses = ordered_json::array();
+        for (const ast::IfClause& c : s.clauses) {
+          ordered_json cj = node(c.cond ? "IfClause" : "ElseClause", c.range);
+          if (c.cond) cj["cond"] = expr(*c.cond);
+          cj["body"] = block(c.body);
+          clauses.push_back(cj);
+        }
+        j["clauses"] = clauses;
+        break;
+      }
+      case K::Assert:
+        j["cond"] = expr(*s.value);
+        if (s.message) j["message"] = *s.message;
+        break;
+      case K::Assign: {
+        static const char* const ops[] = {"=", "+=", "-=", "*="};
+        j["op"] = ops[static_cast<int>(s.assign_op)];
+        j["target"] = expr(*s.target);
+        j["value"] = expr(*s.value);
+        break;
+      }
+      case K::Expr: j["expr"] = expr(*s.value); break;
+      case K::Block: j["body"] = block(s.body); break;
+    }
+    return j;
+  }
+
+  ordered_json kernel(const ast::Kernel& k) const {
+    ordered_json j = node("Kernel", k.range);
+    j["name"] = name(k.name);
+    ordered_json params = ordered_json::array();
+    for (const ast::Param& p : k.params) {
+      static const char* const modes[] = {"in", "out", "inout", "scalar"};
+      ordered_json pj = node("Param", p.range);
+      pj["name"] = name(p.name);
+      pj["mode"] = modes[static_cast<int>(p.mode)];
+      if (p.tile_type) {
+        pj["type"] = tile_type(*p.tile_type);
+        pj["space"] = name(p.mem_space);
+      } else {
+        pj["dtype"] = std::string(dtype_name(p.scalar_dtype));
+      }
+      params.push_back(pj);
+    }
+    j["params"] = params;
+    ordered_json attrs = ordered_json::array();
+    for (const ast::KernelAttr& a : k.attrs) {
+      ordered_json aj = node("KernelAttr", a.range);
+      aj["name"] = name(a.name);
+      aj["args"] = exprs(a.args);
+      attrs.push_back(aj);
+    }
+    j["attrs"] = attrs;
+    j["body"] = block(k.body);
+    return j;
+  }
+
+  ordered_json module(const ast::Module& m) const {
+    ordered_json files = ordered_json::array();
+    for (const ast::File& f : m.files) {
+      ordered_json fj = {{"kind", "File"}, {"path", sources_.file(f.file).path}};
+      ordered_json includes = ordered_json::array();
+      for (const ast::Include& inc : f.includes) {
+        includes.push_back({{"kind", "Include"}, {"range", range(inc.range)}, {"path", inc.path}});
+      }
+      fj["includes"] = includes;
+      ordered_json decls = ordered_json::array();
+      for (auto [is_kernel, i] : f.order) {
+        if (is_kernel) {
+          decls.push_back(kernel(f.kernels[i]));
+        } else {
+          const ast::ConstDecl& c = f.consts[i];
+          ordered_json cj = node("Const", c.range);
+          cj["name"] = name(c.name);
+          cj["value"] = expr(*c.value);
+          decls.push_back(cj);
+        }
+      }
+      fj["decls"] = decls;
+      files.push_back(fj);
+    }
+    return {{"kind", "Module"}, {"files", files}};
+  }
+
+ private:
+  const SourceManager& sources_;
+};
+
+}  // namespace
+
+std::string ast_to_json(const ast::Module& module, const SourceManager& sources) {
+  return AstJson(sources).module(module).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace kdt

@@ -1,0 +1,144 @@
+// parse(Source) -> ast::File: lexing, the nesting guard, SLL-then-LL parsing.
+#include <ANTLRInputStream.h>
+#include <BailErrorStrategy.h>
+#include <CommonTokenStream.h>
+#include <Exceptions.h>
+#include <atn/ParserATNSimulator.h>
+#include <atn/PredictionMode.h>
+
+#include "KDLexer.h"
+#include "KDParser.h"
+#include "ast_builder.h"
+#include "error_strategy.h"
+#include "kdt/syntax/parse.h"
+#include "source_text.h"
+
+namespace kdt {
+
+namespace {
+
+using antlr4::Token;
+
+// Reports the tokens the lexer put on its error channel.
+void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::TokenRanges& ranges,
+                           const syntax::DecodedText& decoded, DiagnosticEngine& diags) {
+  const std::string& text = diags.sources().file(ranges.file()).text;
+  for (Token* t : tokens) {
+    if (t->getChannel() != KDLexer::ERRORS) continue;
+    SourceRange r = ranges.of(t);
+    switch (t->getType()) {
+      case KDLexer::UNTERMINATED_STRING:
+        diags.report(DiagCode::Syntax, r, "unterminated string; strings end with `\"` on the same line");
+        break;
+      case KDLexer::UNTERMINATED_COMMENT:
+        diags.report(DiagCode::Syntax, SourceRange{r.file, r.begin, r.begin + 2},
+                     "unterminated block comment; `/*` has no matching `*/`");
+        break;
+      default: {
+        bool invalid_utf8 = std::binary_search(decoded.invalid_bytes.begin(), decoded.invalid_bytes.end(), r.begin);
+        unsigned char byte = static_cast<unsigned char>(text[r.begin]);
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", byte);
+        if (invalid_utf8) {
+          diags.report(DiagCode::Syntax, SourceRange{r.file, r.begin, r.begin + 1},
+                       std::string("invalid UTF-8 byte ") + hex);
+        } else if (byte < 0x20 || byte == 0x7F) {
+          diags.report(DiagCode::Syntax, r, std::string("unexpected control character ") + hex);
+        } else {
+          diags.report(DiagCode::Syntax, r, "unexpected character `" + t->getText() + "`");
+        }
+      }
+    }
+  }
+}
+
+// The parser recurses once per nesting level, so deep input is refused
+// before parsing instead of overflowing the stack. Counted: open brackets,
+// runs of prefix operators and chains of `?` (right-associative).
+bool check_nesting(const std::vector<Token*>& tokens, const syntax::TokenRanges& ranges, DiagnosticEngine& diags,
+                   int max_nesting) {
+  std::vector<int> ternaries_at_depth{0};
+  int depth = 0;
+  int prefix_run = 0;
+  size_t previous_type = Token::INVALID_TYPE;
+  for (Token* t : tokens) {
+    if (t->getChannel() != Token::DEFAULT_CHANNEL) continue;
+    size_t type = t->getType();
+    int level = 0;
+    switch (type) {
+      case KDLexer::LPAREN: case KDLexer::LBRACK: case KDLexer::LBRACE:
+        ++depth;
+        ternaries_at_depth.push_back(0);
+        level = depth;
+        break;
+      case KDLexer::RPAREN: case KDLexer::RBRACK: case KDLexer::RBRACE:
+        if (depth > 0) {
+          --depth;
+          ternaries_at_depth.pop_back();
+        }
+        break;
+      case KDLexer::SEMI: case KDLexer::COMMA:
+        ternaries_at_depth.back() = 0;
+        break;
+      case KDLexer::QUESTION:
+        level = depth + ++ternaries_at_depth.back();
+        break;
+      default: break;
+    }
+    bool prefix = (type == KDLexer::MINUS || type == KDLexer::BANG || type == KDLexer::TILDE) &&
+                  (previous_type == KDLexer::MINUS || previous_type == KDLexer::BANG ||
+                   previous_type == KDLexer::TILDE || previous_type == KDLexer::LPAREN ||
+                   previous_type == KDLexer::ASSIGN || prefix_run > 0);
+    prefix_run = prefix ? prefix_run + 1 : 0;
+    level = std::max(level, depth + prefix_run + ternaries_at_depth.back());
+    if (level > max_nesting) {
+      diags.report(DiagCode::NestingTooDeep, ranges.of(t),
+                   "nesting deeper than " + std::to_string(max_nesting) + " levels")
+          .note("raise the limit with --max-nesting=N");
+      return false;
+    }
+    previous_type = type;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, DiagnosticEngine& diags,
+                                    const ParseOptions& options) {
+  const std::string& text = sources.file(file).text;
+  syntax::DecodedText decoded = syntax::decode_source(text);
+  syntax::TokenRanges ranges(file, decoded);
+  size_t errors_before = diags.error_count();
+
+  antlr4::ANTLRInputStream input(decoded.utf8);
+  KDLexer lexer(&input);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  report_lexical_errors(tokens.getTokens(), ranges, decoded, diags);
+  if (!check_nesting(tokens.getTokens(), ranges, diags, options.max_nesting)) return std::nullopt;
+
+  KDParser parser(&tokens);
+  parser.removeErrorListeners();
+  // SLL is enough for almost every input and much faster; full LL only
+  // runs again when SLL fails, to get exact errors.
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  KDParser::FileContext* tree = nullptr;
+  try {
+    tree = parser.file();
+  } catch (const antlr4::ParseCancellationException&) {
+    tokens.seek(0);
+    parser.reset();
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
+    parser.setErrorHandler(std::make_shared<syntax::KdErrorStrategy>(diags, ranges));
+    tree = parser.file();
+  }
+  if (diags.error_count() != errors_before) return std::nullopt;
+  ast::File out = syntax::build_ast(tree, ranges, text, diags);
+  if (diags.error_count() != errors_before) return std::nullopt;
+  return out;
+}
+
+}  // namespace kdt
