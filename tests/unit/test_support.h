@@ -1,0 +1,79 @@
+// Helpers shared by the unit tests: running the front end in-process or
+// the `kdt` binary as a user would, and reading test files.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "kdt/driver/compile.h"
+
+namespace kdt::test {
+
+inline std::string source_dir() { return KDT_SOURCE_DIR; }
+inline std::string kdt_binary() { return KDT_BINARY; }
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+// A fresh directory under the system temp dir, removed at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string templ = (std::filesystem::temp_directory_path() / "kdt-test-XXXXXX").string();
+    path = ::mkdtemp(templ.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+// Front end on in-memory text named `path`.
+inline std::unique_ptr<Compilation> front_end(const std::string& text, const std::string& path = "test.kd",
+                                              Options options = {}) {
+  return compile_front_end(path, options, text);
+}
+
+struct RunResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `kdt ARGS` through the shell; stdout and stderr are captured apart.
+inline RunResult run_kdt(const std::string& args, const std::string& stdin_path = "") {
+  TempDir tmp;
+  std::string cmd = shell_quote(kdt_binary()) + " " + args + " >" + tmp.file("out") + " 2>" + tmp.file("err");
+  if (!stdin_path.empty()) cmd += " <" + shell_quote(stdin_path);
+  else cmd += " </dev/null";
+  int raw = std::system(cmd.c_str());
+  RunResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = read_text(tmp.file("out"));
+  r.err = read_text(tmp.file("err"));
+  return r;
+}
+
+}  // namespace kdt::test
