@@ -265,7 +265,7 @@ void Checker::check_stmt(ast::Stmt& s) {
     case K::For: {
       expect_scalar(*s.lo, DType::I32, "a loop bound");
       expect_scalar(*s.hi, DType::I32, "a loop bound");
-      if (s.step) eval_positive(*s.step, "a loop step");
+      if (s.step) s.step->const_value = eval_positive(*s.step, "a loop step");
       scopes_.emplace_back();
       Symbol& var = declare(Symbol::Kind::LoopVar, s.name, Type::value(DType::I32));
       var.used = true;

@@ -33,10 +33,13 @@ std::optional<int64_t> Checker::eval_const(const ast::Expr& e, bool quiet) {
     case ast::Expr::Kind::Name: {
       const Symbol* s = lookup(e.spelling);
       if (!s) return fail(DiagCode::UndefinedName, e.range, "use of undeclared name `" + e.spelling + "`");
-      if (s->kind != Symbol::Kind::Const || !s->const_value) {
+      // A use even where it is not allowed: no unused-binding warning on top.
+      const_cast<Symbol*>(s)->used = true;
+      // A `const` whose own value failed has been diagnosed already.
+      if (s->kind == Symbol::Kind::Const && !s->const_value) return std::nullopt;
+      if (s->kind != Symbol::Kind::Const) {
         return fail(DiagCode::NotConstant, e.range, "`" + e.spelling + "` is not a constant");
       }
-      const_cast<Symbol*>(s)->used = true;
       return s->const_value;
     }
     case ast::Expr::Kind::Unary: {

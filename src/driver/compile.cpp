@@ -7,7 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kdt/discharge/discharge.h"
 #include "kdt/driver/output.h"
+#include "kdt/emit/emit_cpp.h"
+#include "kdt/ir/lower.h"
 #include "kdt/syntax/ast_json.h"
 #include "kdt/syntax/parse.h"
 
@@ -109,6 +112,23 @@ int run_transpile(const Options& options) {
         output = ast_to_json(c->program.module, c->sources);
         has_output = true;
         break;
+      case EmitKind::Ir:
+      case EmitKind::DischargedIr:
+      case EmitKind::Cpp: {
+        ir::Module module = lower_program(c->program, options.kernel);
+        if (options.emit != EmitKind::Ir && !discharge_module(module, c->diags)) break;
+        if (options.emit == EmitKind::Cpp) {
+          CppEmitOptions cpp;
+          cpp.checks = options.checks;
+          cpp.harness = options.harness;
+          cpp.input_name = c->sources.file(1).path;
+          output = emit_cpp(module, c->sources, cpp);
+        } else {
+          output = ir::print_module(module, c->sources);
+        }
+        has_output = true;
+        break;
+      }
       default: {
         emit_diagnostics(options, c->diags.sorted(), c->sources);
         static const char* const names[] = {"check", "ast", "ir", "discharged-ir", "cpp", "cuda", "ptx"};
@@ -118,7 +138,7 @@ int run_transpile(const Options& options) {
     }
   }
   emit_diagnostics(options, c->diags.sorted(), c->sources);
-  if (!c->ok) return 1;
+  if (!c->ok || c->diags.has_errors()) return 1;
   if (has_output) {
     std::string error = write_output(options.output, output);
     if (!error.empty()) return usage_error(options, error);

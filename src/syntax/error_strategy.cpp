@@ -112,8 +112,13 @@ std::string context_phrase(antlr4::Parser* parser) {
 
 }  // namespace
 
+bool KdErrorStrategy::quiet(const antlr4::Token* offending) const {
+  return offending && offending->getTokenIndex() < quiet_.size() && quiet_[offending->getTokenIndex()];
+}
+
 void KdErrorStrategy::expected_at(antlr4::Parser* parser, const antlr4::Token* offending,
                                   const antlr4::misc::IntervalSet& expected) {
+  if (quiet(offending)) return;
   const antlr4::dfa::Vocabulary& vocabulary = parser->getVocabulary();
   std::string wanted = describe_expected(vocabulary, expected);
   const antlr4::Token* previous = parser->getTokenStream()->LT(-1);
@@ -134,6 +139,7 @@ void KdErrorStrategy::expected_at(antlr4::Parser* parser, const antlr4::Token* o
 
 void KdErrorStrategy::reportNoViableAlternative(antlr4::Parser* parser, const antlr4::NoViableAltException& e) {
   const antlr4::Token* offending = e.getOffendingToken();
+  if (quiet(offending)) return;
   std::string message = "unexpected " + describe_token(parser->getVocabulary(), offending);
   antlr4::ParserRuleContext* ctx = parser->getContext();
   if (ctx && (ctx->getRuleIndex() == KDParser::RuleExpr || ctx->getRuleIndex() == KDParser::RulePrimary)) {
@@ -149,6 +155,7 @@ void KdErrorStrategy::reportInputMismatch(antlr4::Parser* parser, const antlr4::
 }
 
 void KdErrorStrategy::reportFailedPredicate(antlr4::Parser* parser, const antlr4::FailedPredicateException& e) {
+  if (quiet(e.getOffendingToken())) return;
   diags_.report(DiagCode::Syntax, ranges_.of(e.getOffendingToken()),
                 "unexpected " + describe_token(parser->getVocabulary(), e.getOffendingToken()));
 }
@@ -157,6 +164,7 @@ void KdErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
   if (inErrorRecoveryMode(parser)) return;
   beginErrorCondition(parser);
   const antlr4::Token* token = parser->getCurrentToken();
+  if (quiet(token)) return;
   std::string message = "unexpected " + describe_token(parser->getVocabulary(), token);
   std::string wanted = describe_expected(parser->getVocabulary(), getExpectedTokens(parser));
   if (!wanted.empty()) message += "; expected " + wanted;

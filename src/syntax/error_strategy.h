@@ -3,6 +3,8 @@
 
 #include <DefaultErrorStrategy.h>
 
+#include <vector>
+
 #include "source_text.h"
 
 namespace kdt::syntax {
@@ -14,6 +16,10 @@ class KdErrorStrategy : public antlr4::DefaultErrorStrategy {
  public:
   KdErrorStrategy(DiagnosticEngine& diags, const TokenRanges& ranges) : diags_(diags), ranges_(ranges) {}
 
+  // Tokens (by index) whose syntax errors are only the echo of a lexical
+  // error just before them (`x $ 2`, an unterminated string): not reported.
+  void set_quiet_tokens(std::vector<bool> quiet) { quiet_ = std::move(quiet); }
+
  protected:
   void reportNoViableAlternative(antlr4::Parser* parser, const antlr4::NoViableAltException& e) override;
   void reportInputMismatch(antlr4::Parser* parser, const antlr4::InputMismatchException& e) override;
@@ -23,8 +29,10 @@ class KdErrorStrategy : public antlr4::DefaultErrorStrategy {
 
  private:
   void expected_at(antlr4::Parser* parser, const antlr4::Token* offending, const antlr4::misc::IntervalSet& expected);
+  bool quiet(const antlr4::Token* offending) const;
   DiagnosticEngine& diags_;
   const TokenRanges& ranges_;
+  std::vector<bool> quiet_;
 };
 
 }  // namespace kdt::syntax

@@ -78,9 +78,11 @@ class Loader {
       if (on_stack != stack_.end()) {
         auto d = diags_.report(DiagCode::IncludeCycle, include.path_range,
                                "`" + include.path + "` includes itself through this chain");
-        for (auto it = on_stack; it != stack_.end(); ++it) {
+        // The last link is the include reported above; notes show the rest.
+        for (auto it = on_stack; it + 1 != stack_.end(); ++it) {
           d.note("`" + sources_.file(it->file).path + "` includes the next file here", it->include_range);
         }
+        add_chain_notes(d, static_cast<size_t>(on_stack - stack_.begin()));
         ok = false;
         continue;
       }

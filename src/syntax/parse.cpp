@@ -1,4 +1,7 @@
 // parse(Source) -> ast::File: lexing, the nesting guard, SLL-then-LL parsing.
+#include <algorithm>
+#include <cstdio>
+
 #include <ANTLRInputStream.h>
 #include <BailErrorStrategy.h>
 #include <CommonTokenStream.h>
@@ -23,9 +26,25 @@ using antlr4::Token;
 void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::TokenRanges& ranges,
                            const syntax::DecodedText& decoded, DiagnosticEngine& diags) {
   const std::string& text = diags.sources().file(ranges.file()).text;
+  auto hex_byte = [&](uint32_t offset) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[offset]));
+    return std::string(hex);
+  };
+  const Token* previous = nullptr;  // the last token on the default channel
   for (Token* t : tokens) {
-    if (t->getChannel() != KDLexer::ERRORS) continue;
     SourceRange r = ranges.of(t);
+    if (t->getType() == KDLexer::STRING || t->getType() == KDLexer::UNTERMINATED_STRING) {
+      // Template strings reach the emitted code: they must be valid UTF-8.
+      auto bad = std::lower_bound(decoded.invalid_bytes.begin(), decoded.invalid_bytes.end(), r.begin);
+      for (; bad != decoded.invalid_bytes.end() && *bad < r.end; ++bad) {
+        diags.report(DiagCode::Syntax, SourceRange{r.file, *bad, *bad + 1}, "invalid UTF-8 byte " + hex_byte(*bad));
+      }
+    }
+    if (t->getChannel() != KDLexer::ERRORS) {
+      if (t->getChannel() == Token::DEFAULT_CHANNEL) previous = t;
+      continue;
+    }
     switch (t->getType()) {
       case KDLexer::UNTERMINATED_STRING:
         diags.report(DiagCode::Syntax, r, "unterminated string; strings end with `\"` on the same line");
@@ -37,13 +56,16 @@ void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::Toke
       default: {
         bool invalid_utf8 = std::binary_search(decoded.invalid_bytes.begin(), decoded.invalid_bytes.end(), r.begin);
         unsigned char byte = static_cast<unsigned char>(text[r.begin]);
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02X", byte);
+        SourceRange before = ranges.of(previous);
         if (invalid_utf8) {
-          diags.report(DiagCode::Syntax, SourceRange{r.file, r.begin, r.begin + 1},
-                       std::string("invalid UTF-8 byte ") + hex);
+          diags.report(DiagCode::Syntax, SourceRange{r.file, r.begin, r.begin + 1}, "invalid UTF-8 byte " + hex_byte(r.begin));
         } else if (byte < 0x20 || byte == 0x7F) {
-          diags.report(DiagCode::Syntax, r, std::string("unexpected control character ") + hex);
+          diags.report(DiagCode::Syntax, r, "unexpected control character " + hex_byte(r.begin));
+        } else if (byte == '.' && previous && previous->getType() == KDLexer::INT && before.end == r.begin) {
+          // `1.`: the lexer stops before a `.` with no digit after it.
+          diags.report(DiagCode::Syntax, SourceRange{r.file, before.begin, r.end},
+                       "`" + previous->getText() + ".` is not a number; a `.` needs digits on both sides (write `" +
+                           previous->getText() + ".0`)");
         } else {
           diags.report(DiagCode::Syntax, r, "unexpected character `" + t->getText() + "`");
         }
@@ -117,6 +139,17 @@ std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, D
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
   report_lexical_errors(tokens.getTokens(), ranges, decoded, diags);
+  // A syntax error at the token right after a lexical error only echoes it.
+  std::vector<bool> quiet(tokens.getTokens().size(), false);
+  bool after_error = false;
+  for (Token* t : tokens.getTokens()) {
+    if (t->getChannel() == KDLexer::ERRORS) {
+      after_error = true;
+    } else if (t->getChannel() == Token::DEFAULT_CHANNEL) {
+      quiet[t->getTokenIndex()] = after_error;
+      after_error = false;
+    }
+  }
   if (!check_nesting(tokens.getTokens(), ranges, diags, options.max_nesting)) return std::nullopt;
 
   KDParser parser(&tokens);
@@ -132,7 +165,9 @@ std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, D
     tokens.seek(0);
     parser.reset();
     parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
-    parser.setErrorHandler(std::make_shared<syntax::KdErrorStrategy>(diags, ranges));
+    auto strategy = std::make_shared<syntax::KdErrorStrategy>(diags, ranges);
+    strategy->set_quiet_tokens(std::move(quiet));
+    parser.setErrorHandler(strategy);
     tree = parser.file();
   }
   if (diags.error_count() != errors_before) return std::nullopt;

@@ -1,0 +1,21 @@
+// emit_cpp(discharged ir::Module) -> one self-contained C++17 file.
+#pragma once
+
+#include <string>
+
+#include "kdt/ir/ir.h"
+
+namespace kdt {
+
+struct CppEmitOptions {
+  bool checks = true;    // run-time checks (--no-checks leaves them out)
+  bool harness = false;  // add a main() that reads and writes .npy files
+  std::string input_name;  // for the header comment
+};
+
+std::string emit_cpp(const ir::Module& module, const SourceManager& sources, const CppEmitOptions& options);
+
+// The runtime prelude embedded into every emitted file.
+extern const char* const kRuntimePrelude;
+
+}  // namespace kdt

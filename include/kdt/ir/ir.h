@@ -1,0 +1,229 @@
+// The kernel IR: typed, explicit and structured. Every load, store, DMA,
+// semaphore operation, asm block and loop is its own node with the source
+// range it came from. Lowered from the checked AST (lower.cpp); rewritten by
+// discharge; read by the emitters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kdt/source/source_manager.h"
+#include "kdt/type.h"
+
+namespace kdt::ir {
+
+struct Expr;
+struct Stmt;
+using ExprPtr = std::unique_ptr<Expr>;
+using StmtPtr = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtPtr>;
+
+// A ref declared by the kernel: a parameter or a scratch buffer.
+struct Ref {
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+  MemSpace space = MemSpace::Global;
+  bool is_param = false;
+  bool writable = true;  // false for `in` parameters
+  bool is_output = false;  // `out`/`inout`
+};
+
+struct Semaphore {
+  std::string name;
+  SemKind kind = SemKind::Dma;
+  int64_t count = 1;  // array length (1 for a single semaphore)
+  bool is_array = false;
+};
+
+struct ScalarParam {
+  std::string name;
+  DType dtype = DType::F32;
+};
+
+// One dimension of a view: a dropped dimension (`index`), or a range of
+// `size` elements starting at `start` (constant when `start` is null).
+struct ViewDim {
+  ExprPtr start;  // dynamic start or index; null for a static one
+  int64_t static_start = 0;
+  int64_t size = 1;
+  bool dropped = false;
+  // In a DmaSite: the start was dynamic and is captured when the DMA starts.
+  bool captured = false;
+};
+
+// An element set of a ref: what DMAs, loads and stores act on.
+struct View {
+  int ref = -1;
+  std::vector<ViewDim> dims;  // one per ref dimension
+  Shape shape() const;
+  bool is_whole(const Ref& r) const;
+};
+
+enum class ExprKind {
+  Const,        // int_value / float_value / bool (dtype in type)
+  Local,        // a binding: `local`
+  ScalarParam,  // `index`
+  ProgramId,    // axis `index`
+  NumPrograms,
+  DeviceId,
+  NumDevices,
+  Load,         // view, optional mask and other
+  Unary,        // op
+  Binary,       // op
+  Select,       // scalar condition ? a : b
+  Where,        // element-wise
+  Cast,
+  Math,         // name
+  Fill,         // operand: the scalar value, broadcast to `type.shape`
+  Iota,         // axis `index`
+  Reduce,       // name (sum/max/min), axis `index` (-1: all), keepdims
+  Broadcast,
+  Reshape,
+  Transpose,
+  Dot,
+  TileSlice,    // static indexing of a tile value: `tile_dims`
+  SemRead,
+  AsmOutput,    // output `index` of asm block `asm_id` (evaluated by an AsmStmt)
+};
+
+enum class UnaryOp { Neg, Not, BitNot };
+enum class BinaryOp { Mul, Div, Rem, Add, Sub, Shl, Shr, BitAnd, BitXor, BitOr, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+const char* op_name(UnaryOp op);
+const char* op_name(BinaryOp op);
+
+struct SemRef {
+  int sem = -1;
+  ExprPtr index;  // for arrays; null means element 0
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::Const;
+  Type type;  // Value: dtype and shape
+  SourceRange range;
+  int64_t int_value = 0;
+  double float_value = 0;
+  int local = -1;
+  int index = -1;
+  int asm_id = -1;
+  bool keepdims = false;
+  UnaryOp unary = UnaryOp::Neg;
+  BinaryOp binary = BinaryOp::Add;
+  std::string name;
+  std::vector<ExprPtr> operands;
+  std::optional<View> view;      // Load
+  ExprPtr mask, other;           // Load
+  std::vector<ViewDim> tile_dims;  // TileSlice (static starts only)
+  std::optional<SemRef> sem;     // SemRead
+};
+
+struct Local {
+  std::string name;  // unique within the kernel
+  Type type;
+  bool mutable_ = false;
+};
+
+// An inline-asm block. The compiled path uses the template; the
+// interpretation path uses `fallback` (discharge fills it).
+struct AsmBlock {
+  std::string ptx;  // the template joined with newlines
+  bool is_volatile = false;
+  std::vector<std::string> clobbers;
+  std::vector<std::pair<int, DType>> inputs;   // local of each input operand (scalar inside)
+  std::vector<std::pair<int, DType>> outputs;  // local of each output operand
+  std::vector<std::string> input_names, output_names;
+  std::vector<ExprPtr> input_values;  // the operand expressions (tiles broadcast)
+  Shape shape;                        // the element-wise shape
+  std::optional<Block> fallback;
+  SourceRange range;
+};
+
+enum class StmtKind {
+  Let,        // local = value (declaration)
+  Assign,     // local = value
+  Store,      // view (op)= value, optional mask
+  For,        // local in lo..hi step
+  If,         // clauses
+  Assert,
+  Eval,       // an expression evaluated for effect (none today)
+  AsmStmt,    // evaluates asm block `asm_id`, defining its AsmOutput values
+  DmaStart,
+  DmaWait,
+  SemSignal,
+  SemWait,
+  // Discharged forms (discharge.cpp):
+  DmaIssue,   // start DMA `dma_id`: capture its views, move data if eager
+  DmaRetire,  // retire the oldest DMA on `sem` of `bytes`, moving data if on_wait
+};
+
+enum class StoreOp { Assign, Add, Sub, Mul };
+
+struct IfClause {
+  ExprPtr cond;  // null: else
+  Block body;
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::Eval;
+  SourceRange range;
+  int local = -1;
+  ExprPtr value;
+  std::optional<View> view;         // Store; DmaWait (size only)
+  ExprPtr mask;                     // Store
+  StoreOp store_op = StoreOp::Assign;
+  ExprPtr lo, hi;                   // For
+  int64_t step = 1;
+  Block body;                       // For
+  std::vector<IfClause> clauses;    // If
+  std::string message;              // Assert
+  int asm_id = -1;
+  // DMAs and semaphores.
+  std::optional<View> src, dst;
+  SemRef sem;
+  std::optional<SemRef> src_sem;
+  ExprPtr device;                   // remote target, null for local
+  ExprPtr amount;                   // SemSignal/SemWait
+  bool add = false;
+  int64_t bytes = 0;                // DMA byte count
+  int dma_id = -1;                  // DmaIssue: index into Kernel::dmas
+};
+
+// A DMA start site after discharge: the copy it performs. Dynamic starts
+// are captured at the start, in dimension order, source first.
+struct DmaSite {
+  View src, dst;
+  bool add = false;
+  int64_t bytes = 0;
+  DType dtype = DType::F32;
+  SourceRange range;
+};
+
+struct Kernel {
+  std::string name;
+  SourceRange range;
+  std::vector<int64_t> grid;
+  int64_t devices = 1;
+  std::optional<int64_t> threads;
+  std::vector<Ref> refs;           // parameters first (in order), then scratch
+  std::vector<ScalarParam> scalars;
+  // Parameter order: (is_ref, index into refs/scalars).
+  std::vector<std::pair<bool, int>> params;
+  std::vector<Semaphore> sems;
+  std::vector<Local> locals;
+  std::vector<AsmBlock> asms;
+  std::vector<DmaSite> dmas;
+  Block body;
+  bool discharged = false;
+};
+
+struct Module {
+  std::vector<Kernel> kernels;
+};
+
+// `--emit=ir` / `--emit=discharged-ir`.
+std::string print_module(const Module& module, const SourceManager& sources);
+
+}  // namespace kdt::ir

@@ -1,0 +1,342 @@
+// kdt_exec.h - execution support for emitted C++: run-time checks, the
+// semaphore and DMA bookkeeping of the interpretation path, element-wise
+// math for every float dtype, and the pieces of the optional harness.
+// Included (embedded) after kdt_runtime.h by every emitted file.
+#ifndef KDT_RUNTIME_KDT_EXEC_H
+#define KDT_RUNTIME_KDT_EXEC_H
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "kdt_runtime.h"
+
+namespace kdt_rt {
+
+// ---------------------------------------------------------------------------
+// Run-time diagnostics: a failed check stops the launch with one of these.
+// Locations carry the KD file, line/column and byte range, so that `kdt run`
+// can render them like its compile-time diagnostics.
+// ---------------------------------------------------------------------------
+struct SourceLoc {
+  const char* file;
+  int line;
+  int column;
+  uint32_t begin;
+  uint32_t end;
+};
+
+struct RunError {
+  std::string code;
+  std::string message;
+  SourceLoc loc{"", 0, 0, 0, 0};
+  std::vector<std::pair<std::string, SourceLoc>> notes;
+};
+
+struct RunFailure {
+  RunError error;
+};
+
+[[noreturn]] inline void fail(const char* code, const SourceLoc& loc, std::string message) {
+  RunError e;
+  e.code = code;
+  e.message = std::move(message);
+  e.loc = loc;
+  throw RunFailure{std::move(e)};
+}
+
+struct RunOptions {
+  bool eager_dma = false;   // --dma-mode=eager: data moves at dma_start
+  int program_order = 0;    // 0 forward, 1 reverse, 2 shuffle
+  uint64_t seed = 0;        // for shuffle
+};
+
+// The order in which a device runs its programs (flattened grid indices).
+inline std::vector<int64_t> program_order(int64_t count, const RunOptions& options) {
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) order[static_cast<size_t>(i)] = i;
+  if (options.program_order == 1) std::reverse(order.begin(), order.end());
+  if (options.program_order == 2) {
+    SplitMix64 rng{options.seed ^ 0x5eedULL};
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.next() % i]);
+  }
+  return order;
+}
+
+inline int64_t checked_index(int64_t start, int64_t size, int64_t dim, const SourceLoc& loc, const char* what) {
+  if (start < 0 || start + size > dim) {
+    fail("out-of-bounds", loc,
+         std::string(what) + " " + std::to_string(start) + (size > 1 ? ":" + std::to_string(start + size) : "") +
+             " is out of bounds for a dimension of size " + std::to_string(dim));
+  }
+  return start;
+}
+
+template <class T>
+inline T checked_divisor(T divisor, const SourceLoc& loc) {
+  if (divisor == T(0)) fail("division-by-zero", loc, "integer division by zero");
+  return divisor;
+}
+
+// ---------------------------------------------------------------------------
+// Semaphores. A DMA semaphore keeps the queue of DMAs started on it; each
+// wait retires the oldest. `landed` DMAs have moved their data already.
+// ---------------------------------------------------------------------------
+constexpr int kMaxCaptured = 16;
+
+struct PendingDma {
+  int site;
+  int64_t bytes;
+  bool landed;
+  int64_t starts[kMaxCaptured];
+  SourceLoc loc;
+};
+
+struct DmaSemaphore {
+  std::deque<PendingDma> in_flight;
+};
+
+struct RegularSemaphore {
+  int64_t value = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Element-wise math, one overload set per float dtype; f16/bf16 compute in
+// f32 and round once (spec section 1).
+// ---------------------------------------------------------------------------
+#define KDT_MATH_UNARY(name, expr)                                            \
+  inline float name(float x) { return expr; }                                 \
+  inline double name(double x) { return expr; }                               \
+  inline f16 name(f16 h) { return f16_from_f32(name(to_f32(h))); }            \
+  inline bf16 name(bf16 h) { return bf16_from_f32(name(to_f32(h))); }
+namespace math {
+KDT_MATH_UNARY(exp, std::exp(x))
+KDT_MATH_UNARY(log, std::log(x))
+KDT_MATH_UNARY(sqrt, std::sqrt(x))
+KDT_MATH_UNARY(rsqrt, kdt_rt::rsqrt(x))
+KDT_MATH_UNARY(tanh, std::tanh(x))
+KDT_MATH_UNARY(sin, std::sin(x))
+KDT_MATH_UNARY(cos, std::cos(x))
+KDT_MATH_UNARY(abs, std::fabs(x))
+KDT_MATH_UNARY(floor, std::floor(x))
+KDT_MATH_UNARY(ceil, std::ceil(x))
+}  // namespace math
+#undef KDT_MATH_UNARY
+
+// Arithmetic on every dtype with KD's rules: integers wrap, f16/bf16 round
+// after each operation, floats are plain IEEE (no contraction: emitted
+// files are compiled with -ffp-contract=off by `kdt run`, and each
+// operation here is a separate statement-level expression).
+template <class T> inline T op_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return wrap_add(a, b); else return a + b;
+}
+template <class T> inline T op_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return wrap_sub(a, b); else return a - b;
+}
+template <class T> inline T op_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return wrap_mul(a, b); else return a * b;
+}
+template <class T> inline T op_neg(T a) {
+  if constexpr (std::is_integral_v<T>) return wrap_neg(a); else return -a;
+}
+inline f16 op_add(f16 a, f16 b) { return add(a, b); }
+inline f16 op_sub(f16 a, f16 b) { return sub(a, b); }
+inline f16 op_mul(f16 a, f16 b) { return mul(a, b); }
+inline f16 op_neg(f16 a) { return neg(a); }
+inline bf16 op_add(bf16 a, bf16 b) { return add(a, b); }
+inline bf16 op_sub(bf16 a, bf16 b) { return sub(a, b); }
+inline bf16 op_mul(bf16 a, bf16 b) { return mul(a, b); }
+inline bf16 op_neg(bf16 a) { return neg(a); }
+
+template <class T> inline T op_div(T a, T b) { return a / b; }
+inline f16 op_div(f16 a, f16 b) { return div(a, b); }
+inline bf16 op_div(bf16 a, bf16 b) { return div(a, b); }
+template <class T> inline T op_rem(T a, T b) { return static_cast<T>(std::fmod(a, b)); }
+inline f16 op_rem(f16 a, f16 b) { return f16_from_f32(std::fmod(to_f32(a), to_f32(b))); }
+inline bf16 op_rem(bf16 a, bf16 b) { return bf16_from_f32(std::fmod(to_f32(a), to_f32(b))); }
+
+// Comparisons: native for arithmetic types, through f32 for f16/bf16.
+template <class T> inline float cmp_value(T x) { return static_cast<float>(x); }
+inline float cmp_value(f16 x) { return to_f32(x); }
+inline float cmp_value(bf16 x) { return to_f32(x); }
+
+// ---------------------------------------------------------------------------
+// Harness support (used by `--harness` and `kdt run`).
+// ---------------------------------------------------------------------------
+inline std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+// One line on stderr for a person, and one JSON line for `kdt run`.
+inline void report_failure(const RunError& e, const char* json_path) {
+  std::fprintf(stderr, "%s:%d:%d: error: %s [%s]\n", e.loc.file, e.loc.line, e.loc.column, e.message.c_str(),
+               e.code.c_str());
+  for (const auto& [message, loc] : e.notes) {
+    std::fprintf(stderr, "%s:%d:%d: note: %s\n", loc.file, loc.line, loc.column, message.c_str());
+  }
+  if (!json_path || !*json_path) return;
+  std::FILE* f = std::fopen(json_path, "w");
+  if (!f) return;
+  std::fprintf(f, "{\"code\": \"%s\", \"message\": \"%s\", \"begin\": %u, \"end\": %u, \"notes\": [", e.code.c_str(),
+               json_escape(e.message).c_str(), e.loc.begin, e.loc.end);
+  for (size_t i = 0; i < e.notes.size(); ++i) {
+    std::fprintf(f, "%s{\"message\": \"%s\", \"begin\": %u, \"end\": %u}", i ? ", " : "",
+                 json_escape(e.notes[i].first).c_str(), e.notes[i].second.begin, e.notes[i].second.end);
+  }
+  std::fprintf(f, "]}\n");
+  std::fclose(f);
+}
+
+struct HarnessArgs {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::string output_dir = ".";
+  std::string diag_json;
+  uint64_t seed = 0;
+  RunOptions run;
+};
+
+inline bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char* flag, std::string& into) {
+      std::string prefix = std::string(flag) + "=";
+      if (a.rfind(prefix, 0) == 0) {
+        into = a.substr(prefix.size());
+        return true;
+      }
+      if (a == flag && i + 1 < argc) {
+        into = argv[++i];
+        return true;
+      }
+      return false;
+    };
+    std::string v;
+    if (value("--input", v)) {
+      size_t eq = v.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "error: --input expects NAME=PATH or NAME=VALUE\n");
+        return false;
+      }
+      out.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (value("--output-dir", v)) {
+      out.output_dir = v;
+    } else if (value("--diag-json", v)) {
+      out.diag_json = v;
+    } else if (value("--seed", v)) {
+      out.seed = std::strtoull(v.c_str(), nullptr, 0);
+      out.run.seed = out.seed;
+    } else if (value("--dma-mode", v)) {
+      out.run.eager_dma = v == "eager";
+    } else if (value("--program-order", v)) {
+      out.run.program_order = v == "reverse" ? 1 : v == "shuffle" ? 2 : 0;
+    } else {
+      std::fprintf(stderr, "error: unknown argument '%s'\n", a.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+inline const std::string* find_input(const HarnessArgs& args, const char* name) {
+  for (const auto& [n, v] : args.inputs) {
+    if (n == name) return &v;
+  }
+  return nullptr;
+}
+
+// Loads parameter `name` from its .npy file, or fills it from the seeded
+// generator. Returns false (with a message) for a file of the wrong dtype
+// or shape.
+template <class T>
+inline bool harness_input(const HarnessArgs& args, const char* name, const char* kd_dtype,
+                          const std::vector<uint64_t>& shape, std::vector<T>& data, uint64_t param_index) {
+  size_t count = 1;
+  for (uint64_t d : shape) count *= static_cast<size_t>(d);
+  data.assign(count, T{});
+  const std::string* path = find_input(args, name);
+  if (!path) {
+    fill_random(data.data(), count, args.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
+    return true;
+  }
+  NpyArray a;
+  std::string error;
+  if (!npy_read(*path, a, error)) {
+    std::fprintf(stderr, "error: input '%s': %s\n", name, error.c_str());
+    return false;
+  }
+  if (!npy_descr_accepts(kd_dtype, a.descr)) {
+    std::fprintf(stderr, "error: input '%s' (%s): the file holds dtype '%s', but the parameter is %s (expected '%s')\n",
+                 name, path->c_str(), a.descr.c_str(), kd_dtype, npy_descr_for(kd_dtype));
+    return false;
+  }
+  if (a.shape != shape) {
+    std::string want = "(", got = "(";
+    for (size_t i = 0; i < shape.size(); ++i) want += (i ? ", " : "") + std::to_string(shape[i]);
+    for (size_t i = 0; i < a.shape.size(); ++i) got += (i ? ", " : "") + std::to_string(a.shape[i]);
+    std::fprintf(stderr, "error: input '%s' (%s): the file has shape %s), but the parameter needs %s)\n", name,
+                 path->c_str(), got.c_str(), want.c_str());
+    return false;
+  }
+  std::memcpy(static_cast<void*>(data.data()), a.data.data(), count * sizeof(T));
+  return true;
+}
+
+template <class T>
+inline bool harness_scalar(const HarnessArgs& args, const char* name, T& value, uint64_t param_index) {
+  const std::string* text = find_input(args, name);
+  if (!text) {
+    fill_random(&value, 1, args.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
+    return true;
+  }
+  char* end = nullptr;
+  double v = std::strtod(text->c_str(), &end);
+  if (end == text->c_str() || *end) {
+    std::fprintf(stderr, "error: scalar input '%s': '%s' is not a number\n", name, text->c_str());
+    return false;
+  }
+  value = convert<T>(v);
+  return true;
+}
+
+template <class T>
+inline bool harness_output(const HarnessArgs& args, const char* name, const char* kd_dtype,
+                           const std::vector<uint64_t>& shape, const std::vector<T>& data) {
+  std::string path = args.output_dir + "/" + name + ".npy";
+  std::string error;
+  if (!npy_write(path, npy_descr_for(kd_dtype), shape, data.data(), data.size() * sizeof(T), error)) {
+    std::fprintf(stderr, "error: output '%s': %s\n", name, error.c_str());
+    return false;
+  }
+  std::string dims;
+  for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+  std::printf("output %s: %s[%s] checksum %016llx\n", name, kd_dtype, dims.c_str(),
+              static_cast<unsigned long long>(fnv1a64(data.data(), data.size() * sizeof(T))));
+  return true;
+}
+
+}  // namespace kdt_rt
+
+#endif  // KDT_RUNTIME_KDT_EXEC_H

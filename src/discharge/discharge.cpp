@@ -1,0 +1,102 @@
+#include "kdt/discharge/discharge.h"
+
+namespace kdt {
+
+namespace {
+
+// The view's element set without its start expressions: the dynamic
+// starts are captured when the DMA starts (see DmaSite).
+ir::View capture_shape(const ir::View& v) {
+  ir::View out;
+  out.ref = v.ref;
+  for (const ir::ViewDim& d : v.dims) {
+    ir::ViewDim c;
+    c.static_start = d.static_start;
+    c.size = d.size;
+    c.dropped = d.dropped;
+    c.captured = d.start != nullptr;
+    out.dims.push_back(std::move(c));
+  }
+  return out;
+}
+
+class Discharger {
+ public:
+  Discharger(ir::Kernel& k, DiagnosticEngine& diags) : k_(k), diags_(diags) {}
+
+  bool run() {
+    block(k_.body);
+    for (ir::AsmBlock& a : k_.asms) {
+      if (a.fallback) block(*a.fallback);
+    }
+    k_.discharged = true;
+    return ok_;
+  }
+
+ private:
+  void block(ir::Block& b) {
+    for (ir::StmtPtr& s : b) stmt(*s);
+  }
+
+  void stmt(ir::Stmt& s) {
+    switch (s.kind) {
+      case ir::StmtKind::DmaStart: {
+        // Every DMA start is one site whose copy runs at the start (eager)
+        // or at the wait that retires it (on_wait); see the C++ runtime.
+        ir::DmaSite site;
+        site.src = capture_shape(*s.src);
+        site.dst = capture_shape(*s.dst);
+        site.add = s.add;
+        site.bytes = s.bytes;
+        site.dtype = k_.refs[s.src->ref].dtype;
+        site.range = s.range;
+        s.dma_id = static_cast<int>(k_.dmas.size());
+        k_.dmas.push_back(std::move(site));
+        s.kind = ir::StmtKind::DmaIssue;
+        break;
+      }
+      case ir::StmtKind::DmaWait:
+        s.kind = ir::StmtKind::DmaRetire;
+        break;
+      case ir::StmtKind::AsmStmt: asm_stmt(s); break;
+      case ir::StmtKind::For: block(s.body); break;
+      case ir::StmtKind::If:
+        for (ir::IfClause& c : s.clauses) block(c.body);
+        break;
+      default: break;
+    }
+  }
+
+  void asm_stmt(ir::Stmt& s) {
+    ir::AsmBlock& a = k_.asms[s.asm_id];
+    if (a.fallback) return;
+    // Without a fallback the PTX itself would have to be translated; until
+    // kdt translates PTX, say so precisely and offer the fallback skeleton.
+    std::string skeleton = " fallback {";
+    for (size_t i = 0; i < a.outputs.size(); ++i) {
+      skeleton += " " + a.output_names[i] + " = " + (is_float(a.outputs[i].second) ? "0.0" : "0") + ";";
+    }
+    skeleton += " }";
+    SourceRange end{a.range.file, a.range.end, a.range.end};
+    diags_.report(DiagCode::UnsupportedDischarge, a.range,
+                  "this asm block has no `fallback`, so the interpretation path cannot run it")
+        .note("add a `fallback { ... }` in plain KD that assigns every output, or use the CUDA path "
+              "(--emit=cuda)")
+        .fixit(end, skeleton);
+    ok_ = false;
+  }
+
+  ir::Kernel& k_;
+  DiagnosticEngine& diags_;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+bool discharge_module(ir::Module& module, DiagnosticEngine& diags) {
+  bool ok = true;
+  for (ir::Kernel& k : module.kernels) ok = Discharger(k, diags).run() && ok;
+  return ok;
+}
+
+}  // namespace kdt

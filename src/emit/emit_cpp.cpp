@@ -1,0 +1,1162 @@
+// The C++ back end of the interpretation path. Each kernel becomes:
+//   - a struct of its parameters (one pointer per ref, scalars by value),
+//   - the body of one program (`<kernel>_program`), with tiles as fixed-size
+//     arrays and element-wise expressions fused into one tight loop,
+//   - one copy routine per DMA site (memcpy for contiguous runs),
+//   - a launcher that runs the grid (`<kernel>(...)`), and, with --harness,
+//     a main() that reads and writes .npy files.
+#include "kdt/emit/emit_cpp.h"
+
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "code_writer.h"
+#include "kdt/runtime/kdt_runtime.h"
+#include "kdt/version.h"
+
+namespace kdt {
+
+namespace {
+
+using ir::Expr;
+using ir::ExprKind;
+
+std::string ctype(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I8: return "int8_t";
+    case DType::I16: return "int16_t";
+    case DType::I32: return "int32_t";
+    case DType::I64: return "int64_t";
+    case DType::U8: return "uint8_t";
+    case DType::U16: return "uint16_t";
+    case DType::U32: return "uint32_t";
+    case DType::U64: return "uint64_t";
+    case DType::F16: return "kdt_rt::f16";
+    case DType::BF16: return "kdt_rt::bf16";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+  }
+  return "void";
+}
+
+int64_t count_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::vector<int64_t> strides_of(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+
+std::string float_literal(double v, DType t) {
+  if (std::isnan(v)) return t == DType::F64 ? "std::numeric_limits<double>::quiet_NaN()" : "std::numeric_limits<float>::quiet_NaN()";
+  if (std::isinf(v)) {
+    std::string inf = t == DType::F64 ? "std::numeric_limits<double>::infinity()" : "std::numeric_limits<float>::infinity()";
+    return v < 0 ? "(-" + inf + ")" : inf;
+  }
+  char buf[64];
+  // Hex floats are exact; the decimal is for the reader.
+  std::snprintf(buf, sizeof buf, "%a", t == DType::F64 ? v : static_cast<double>(static_cast<float>(v)));
+  return std::string(buf) + (t == DType::F64 ? "" : "f");
+}
+
+std::string const_literal(const Expr& e) {
+  DType t = e.type.dtype;
+  switch (t) {
+    case DType::Bool: return e.int_value ? "true" : "false";
+    case DType::F16: {
+      kdt_rt::f16 h = kdt_rt::f16_from_f64(e.float_value);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "kdt_rt::f16{0x%04x}", h.bits);
+      return buf;
+    }
+    case DType::BF16: {
+      kdt_rt::bf16 h = kdt_rt::bf16_from_f64(e.float_value);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "kdt_rt::bf16{0x%04x}", h.bits);
+      return buf;
+    }
+    case DType::F32:
+    case DType::F64: return float_literal(e.float_value, t);
+    case DType::I64:
+      if (e.int_value == INT64_MIN) return "INT64_MIN";
+      return "int64_t{" + std::to_string(e.int_value) + "}";
+    case DType::U64: return std::to_string(static_cast<uint64_t>(e.int_value)) + "ull";
+    default: return ctype(t) + "(" + std::to_string(e.int_value) + ")";
+  }
+}
+
+// Loop indices of the element loop an expression is evaluated in.
+struct LoopCtx {
+  Shape shape;
+  std::vector<std::string> index;  // one name per dimension
+  std::string flat;                // flat index when the loop is flat
+};
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const ir::Kernel& k, const SourceManager& sources, const CppEmitOptions& options, emit::CodeWriter& w)
+      : k_(k), sources_(sources), options_(options), w_(w) {}
+
+  void emit_all() {
+    emit_params_struct();
+    emit_dma_sites();
+    emit_program();
+    emit_launcher();
+  }
+
+  // --harness: a main() for this kernel, outside the kernels' namespace.
+  void emit_harness() { emit_harness_body(); }
+
+ private:
+  // ----- names and locations ------------------------------------------------
+  std::string ref_name(int ref) const { return "p." + k_.refs[ref].name; }
+  std::string local_name(int l) const { return k_.locals[l].name; }
+  std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++); }
+
+  std::string loc(SourceRange r) {
+    if (!r.valid()) return "kdt_rt::SourceLoc{\"\", 0, 0, 0, 0}";
+    LineColumn lc = sources_.position(r.file, r.begin);
+    return "kdt_rt::SourceLoc{\"" + emit::CodeWriter::escape(sources_.file(r.file).path) + "\", " +
+           std::to_string(lc.line) + ", " + std::to_string(lc.column) + ", " + std::to_string(r.begin) + ", " +
+           std::to_string(r.end) + "}";
+  }
+
+  // ----- parameters -----------------------------------------------------------
+  void emit_params_struct() {
+    w_.line("// Parameters of kernel `" + k_.name + "`: one pointer per ref (row-major), scalars by value.");
+    w_.open("struct " + k_.name + "_params {");
+    for (auto [is_ref, i] : k_.params) {
+      if (is_ref) {
+        const ir::Ref& r = k_.refs[i];
+        w_.line(std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "* " + r.name + ";  // " +
+                type_string(Type::ref(r.dtype, r.shape, r.space)) + (r.writable ? "" : ", in"));
+      } else {
+        w_.line(ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name + ";");
+      }
+    }
+    w_.close("};");
+    w_.line();
+    // Scratch and semaphores of one program.
+    w_.line("// Scratch buffers and semaphores of one program (one instance per program).");
+    w_.open("struct " + k_.name + "_program_state {");
+    for (const ir::Ref& r : k_.refs) {
+      if (!r.is_param) w_.line("alignas(64) " + ctype(r.dtype) + " " + r.name + "[" + std::to_string(count_of(r.shape)) + "];");
+    }
+    for (const ir::Semaphore& s : k_.sems) {
+      w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + s.name + "[" +
+              std::to_string(s.count) + "];");
+    }
+    w_.line("int64_t program[" + std::to_string(k_.grid.size()) + "];");
+    w_.close("};");
+    w_.line();
+  }
+
+  // Pointer expression of a ref inside the program / copy routines.
+  std::string ref_base(int ref) const {
+    const ir::Ref& r = k_.refs[ref];
+    return r.is_param ? "p." + r.name : "s." + r.name;
+  }
+
+  // ----- DMA copies -----------------------------------------------------------
+  // Number of trailing view dimensions that are contiguous in the ref.
+  static size_t contiguous_tail(const ir::View& v, const Shape& ref_shape) {
+    size_t view_dims = 0;
+    size_t tail = 0;
+    for (size_t d = ref_shape.size(); d-- > 0;) {
+      const ir::ViewDim& dim = v.dims[d];
+      if (dim.dropped) break;
+      bool full = !dim.captured && dim.static_start == 0 && dim.size == ref_shape[d];
+      ++view_dims;
+      tail = view_dims;
+      if (!full) break;
+    }
+    return tail;
+  }
+
+  void emit_dma_sites() {
+    for (size_t id = 0; id < k_.dmas.size(); ++id) {
+      const ir::DmaSite& d = k_.dmas[id];
+      w_.line("// DMA #" + std::to_string(id) + ": " + (d.add ? "dst += src" : "dst = src") + " over " +
+              std::to_string(d.bytes) + " bytes.");
+      w_.open("static void " + k_.name + "_dma" + std::to_string(id) + "(const " + k_.name + "_params& p, " + k_.name +
+              "_program_state& s, const int64_t* starts) {");
+      w_.line("(void)p;");
+      w_.line("(void)s;");
+      w_.line("(void)starts;");
+      Shape shape = d.src.shape();
+      size_t rank = shape.size();
+      size_t tail = std::min(contiguous_tail(d.src, k_.refs[d.src.ref].shape),
+                             contiguous_tail(d.dst, k_.refs[d.dst.ref].shape));
+      int64_t chunk = 1;
+      for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
+      std::vector<std::string> idx;
+      for (size_t i = 0; i < rank - tail; ++i) {
+        idx.push_back("i" + std::to_string(i));
+        w_.open("for (int64_t i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < " + std::to_string(shape[i]) +
+                "; ++i" + std::to_string(i) + ") {");
+      }
+      for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
+      int capture = 0;
+      std::string src = ref_base(d.src.ref) + " + " + view_offset(d.src, idx, capture);
+      std::string dst = ref_base(d.dst.ref) + " + " + view_offset(d.dst, idx, capture);
+      std::string T = ctype(d.dtype);
+      if (d.add) {
+        w_.line("const " + T + "* src = " + src + ";");
+        w_.line(T + "* dst = " + dst + ";");
+        w_.line("for (int64_t j = 0; j < " + std::to_string(chunk) + "; ++j) dst[j] = kdt_rt::op_add(dst[j], src[j]);");
+      } else {
+        w_.line("std::memcpy(" + dst + ", " + src + ", " + std::to_string(chunk) + " * sizeof(" + T + "));");
+      }
+      for (size_t i = 0; i < rank - tail; ++i) w_.close();
+      w_.close();
+      w_.line();
+    }
+  }
+
+  // Offset of a view element inside its ref. `idx` names the view-space
+  // index of every non-dropped dimension; captured starts come from
+  // `starts[...]` in order.
+  std::string view_offset(const ir::View& v, const std::vector<std::string>& idx, int& capture) {
+    const Shape& rs = k_.refs[v.ref].shape;
+    std::vector<int64_t> st = strides_of(rs);
+    std::string out;
+    size_t vd = 0;
+    for (size_t d = 0; d < rs.size(); ++d) {
+      const ir::ViewDim& dim = v.dims[d];
+      std::string coord = dim.captured ? "starts[" + std::to_string(capture++) + "]" : std::to_string(dim.static_start);
+      if (!dim.dropped) {
+        const std::string& i = idx[vd++];
+        if (i != "0") coord = coord == "0" ? i : coord + " + " + i;
+      }
+      if (coord == "0") continue;
+      std::string term = st[d] == 1 ? "(" + coord + ")" : "(" + coord + ") * " + std::to_string(st[d]);
+      out += out.empty() ? term : " + " + term;
+    }
+    return out.empty() ? "0" : out;
+  }
+
+  // ----- the program body ------------------------------------------------------
+  void emit_program() {
+    w_.line("// One program of `" + k_.name + "`.");
+    w_.open("static void " + k_.name + "_program(const " + k_.name + "_params& p, " + k_.name +
+            "_program_state& s, const kdt_rt::RunOptions& options) {");
+    w_.line("(void)options;");
+    block(k_.body);
+    if (options_.checks) emit_leak_checks();
+    w_.close();
+    w_.line();
+  }
+
+  void emit_leak_checks() {
+    for (const ir::Semaphore& sem : k_.sems) {
+      w_.open("for (int64_t k = 0; k < " + std::to_string(sem.count) + "; ++k) {");
+      if (sem.kind == SemKind::Dma) {
+        w_.open("if (!s." + sem.name + "[k].in_flight.empty()) {");
+        w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name +
+                "[k].in_flight.front().loc, \"this DMA is never retired: the program ends with it in flight on `" +
+                sem.name + "`\");");
+      } else {
+        w_.open("if (s." + sem.name + "[k].value != 0) {");
+        w_.line("kdt_rt::fail(\"semaphore-leak\", " + loc(k_.range) + ", \"semaphore `" + sem.name +
+                "` is \" + std::to_string(s." + sem.name + "[k].value) + \" when the program ends; it must be back at 0\");");
+      }
+      w_.close();
+      w_.close();
+    }
+  }
+
+  void block(const ir::Block& b) {
+    for (const ir::StmtPtr& s : b) stmt(*s);
+  }
+
+  std::string sem_ref(const ir::SemRef& r) {
+    const ir::Semaphore& sem = k_.sems[r.sem];
+    std::string index = "0";
+    if (r.index) {
+      index = scalar(*r.index);
+      if (options_.checks) index = "kdt_rt::checked_index(" + index + ", 1, " + std::to_string(sem.count) + ", " +
+                                   loc(r.index->range) + ", \"semaphore index\")";
+    }
+    return "s." + sem.name + "[" + index + "]";
+  }
+
+  void stmt(const ir::Stmt& s) {
+    w_.source_line(s.range);
+    switch (s.kind) {
+      case ir::StmtKind::Let: {
+        const ir::Local& l = k_.locals[s.local];
+        if (l.type.shape.empty()) {
+          std::string v = scalar(*s.value);
+          w_.line(std::string(l.mutable_ ? "" : "const ") + ctype(l.type.dtype) + " " + l.name + " = " + v + ";");
+        } else {
+          w_.line("alignas(64) " + ctype(l.type.dtype) + " " + l.name + "[" + std::to_string(count_of(l.type.shape)) + "];");
+          store_tile(l.name, l.type.shape, *s.value);
+        }
+        break;
+      }
+      case ir::StmtKind::Assign: {
+        const ir::Local& l = k_.locals[s.local];
+        if (l.type.shape.empty()) w_.line(l.name + " = " + scalar(*s.value) + ";");
+        else store_tile(l.name, l.type.shape, *s.value);
+        break;
+      }
+      case ir::StmtKind::Store: store_view(s); break;
+      case ir::StmtKind::For: {
+        std::string lo = scalar(*s.lo), hi = scalar(*s.hi);
+        std::string v = local_name(s.local);
+        // A 64-bit counter: `i += step` never overflows near INT32_MAX.
+        w_.open("for (int64_t " + v + "_ = " + lo + "; " + v + "_ < " + hi + "; " + v + "_ += " + std::to_string(s.step) + ") {");
+        w_.line("const int32_t " + v + " = static_cast<int32_t>(" + v + "_);");
+        block(s.body);
+        w_.close();
+        break;
+      }
+      case ir::StmtKind::If: if_chain(s.clauses, 0); break;
+      case ir::StmtKind::Assert: {
+        std::string cond = scalar(*s.value);
+        std::string message = s.message.empty() ? "assertion failed" : "assertion failed: " + s.message;
+        w_.line("if (!(" + cond + ")) kdt_rt::fail(\"assert-failed\", " + loc(s.range) + ", \"" +
+                emit::CodeWriter::escape(message) + "\");");
+        break;
+      }
+      case ir::StmtKind::Eval: {
+        std::string v = scalar_or_tile(*s.value);
+        w_.line("(void)" + v + ";");
+        break;
+      }
+      case ir::StmtKind::AsmStmt: asm_stmt(s); break;
+      case ir::StmtKind::DmaIssue: dma_issue(s); break;
+      case ir::StmtKind::DmaRetire: dma_retire(s); break;
+      case ir::StmtKind::SemSignal: {
+        std::string sem = sem_ref(s.sem);
+        if (s.device && options_.checks) {
+          w_.line("if (" + scalar(*s.device) + " != 0) kdt_rt::fail(\"out-of-bounds\", " + loc(s.device->range) +
+                  ", \"device \" + std::to_string(" + scalar(*s.device) + ") + \" does not exist; the kernel runs on 1 device\");");
+        }
+        w_.line(sem + ".value += " + scalar(*s.amount) + ";");
+        break;
+      }
+      case ir::StmtKind::SemWait: {
+        std::string sem = sem_ref(s.sem);
+        std::string amount = scalar(*s.amount);
+        if (options_.checks) {
+          // One device runs its programs one at a time: nothing else can raise
+          // this program's semaphore, so an unmet wait can never be met.
+          w_.open("if (" + sem + ".value < " + amount + ") {");
+          w_.line("kdt_rt::fail(\"deadlock\", " + loc(s.range) + ", \"sem_wait on `" + k_.sems[s.sem.sem].name +
+                  "` blocks forever: its value is \" + std::to_string(" + sem + ".value) + \", the wait needs \" + std::to_string(" +
+                  amount + ") + \" and no device can run (device 0, program \" + std::to_string(s.program[0]) + \")\");");
+          w_.close();
+        }
+        w_.line(sem + ".value -= " + amount + ";");
+        break;
+      }
+      case ir::StmtKind::DmaStart:
+      case ir::StmtKind::DmaWait:
+        // Discharge turned these into DmaIssue/DmaRetire.
+        break;
+    }
+  }
+
+  // `else if` conditions may need statements of their own (hoisted
+  // reductions, checked indices), so each lives inside the previous `else`.
+  void if_chain(const std::vector<ir::IfClause>& clauses, size_t i) {
+    w_.open("if (" + scalar(*clauses[i].cond) + ") {");
+    block(clauses[i].body);
+    if (i + 1 < clauses.size()) {
+      w_.reopen("} else {");
+      if (clauses[i + 1].cond) if_chain(clauses, i + 1);
+      else block(clauses[i + 1].body);
+    }
+    w_.close();
+  }
+
+  // ----- DMAs at run time ---------------------------------------------------------
+  void dma_issue(const ir::Stmt& s) {
+    const ir::DmaSite& site = k_.dmas[s.dma_id];
+    std::string d = fresh("dma");
+    w_.line("kdt_rt::PendingDma " + d + "{" + std::to_string(s.dma_id) + ", " + std::to_string(site.bytes) + ", false, {}, " +
+            loc(s.range) + "};");
+    int capture = 0;
+    for (const ir::View* v : {&*s.src, &*s.dst}) {
+      const Shape& rs = k_.refs[v->ref].shape;
+      for (size_t dim = 0; dim < v->dims.size(); ++dim) {
+        const ir::ViewDim& vd = v->dims[dim];
+        if (!vd.start) continue;
+        std::string start = "static_cast<int64_t>(" + scalar(*vd.start) + ")";
+        if (options_.checks) {
+          start = "kdt_rt::checked_index(" + start + ", " + std::to_string(vd.size) + ", " + std::to_string(rs[dim]) + ", " +
+                  loc(vd.start->range) + ", \"DMA " + (v == &*s.src ? "source" : "destination") + " index\")";
+        }
+        w_.line(d + ".starts[" + std::to_string(capture++) + "] = " + start + ";");
+      }
+    }
+    if (s.device && options_.checks) {
+      w_.line("if (" + scalar(*s.device) + " != 0) kdt_rt::fail(\"out-of-bounds\", " + loc(s.device->range) +
+              ", \"device \" + std::to_string(" + scalar(*s.device) + ") + \" does not exist; the kernel runs on 1 device\");");
+    }
+    w_.open("if (options.eager_dma) {");
+    w_.line(k_.name + "_dma" + std::to_string(s.dma_id) + "(p, s, " + d + ".starts);");
+    w_.line(d + ".landed = true;");
+    w_.close();
+    w_.line(sem_ref(s.sem) + ".in_flight.push_back(" + d + ");");
+    if (s.src_sem) {
+      // The source side of a remote DMA: retired by a wait on `src_sem`.
+      w_.line("kdt_rt::PendingDma " + d + "_src = " + d + ";");
+      w_.line(d + "_src.landed = true;");
+      w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + "_src);");
+    }
+  }
+
+  void dma_retire(const ir::Stmt& s) {
+    std::string sem = sem_ref(s.sem);
+    const std::string& name = k_.sems[s.sem.sem].name;
+    w_.open("{");
+    if (options_.checks) {
+      w_.open("if (" + sem + ".in_flight.empty()) {");
+      w_.line("kdt_rt::fail(\"deadlock\", " + loc(s.range) + ", \"dma_wait on `" + name +
+              "` blocks forever: no DMA is in flight on it and no device can run (device 0, program \" + "
+              "std::to_string(s.program[0]) + \")\");");
+      w_.close();
+    } else {
+      w_.line("if (" + sem + ".in_flight.empty()) return;");
+    }
+    w_.line("kdt_rt::PendingDma d = " + sem + ".in_flight.front();");
+    w_.line(sem + ".in_flight.pop_front();");
+    if (options_.checks) {
+      w_.open("if (d.bytes != " + std::to_string(s.bytes) + ") {");
+      w_.line("kdt_rt::RunError e{\"dma-wait-mismatch\", \"this wait is for " + std::to_string(s.bytes) +
+              " bytes, but the DMA it retires moves \" + std::to_string(d.bytes) + \" bytes\", " + loc(s.range) +
+              ", {{\"the DMA was started here\", d.loc}}};");
+      w_.line("throw kdt_rt::RunFailure{e};");
+      w_.close();
+    }
+    // on_wait: the data moves now, at the wait that retires the DMA.
+    w_.open("if (!d.landed) {");
+    w_.open("switch (d.site) {");
+    for (size_t id = 0; id < k_.dmas.size(); ++id) {
+      w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(p, s, d.starts); break;");
+    }
+    w_.line("default: break;");
+    w_.close();
+    w_.close();
+    w_.close();
+  }
+
+  // ----- asm blocks (through their fallback) ---------------------------------------
+  void asm_stmt(const ir::Stmt& s) {
+    const ir::AsmBlock& a = k_.asms[s.asm_id];
+    int64_t n = count_of(a.shape);
+    std::vector<std::string> outs;
+    for (size_t i = 0; i < a.outputs.size(); ++i) {
+      std::string name = "asm" + std::to_string(s.asm_id) + "_" + a.output_names[i];
+      outs.push_back(name);
+      if (a.shape.empty()) w_.line(ctype(a.outputs[i].second) + " " + name + "{};");
+      else w_.line("alignas(64) " + ctype(a.outputs[i].second) + " " + name + "[" + std::to_string(n) + "];");
+    }
+    asm_outputs_[s.asm_id] = outs;
+    if (!a.fallback) return;
+    LoopCtx ctx = flat_ctx(a.shape);
+    std::vector<std::string> ins;
+    for (const ir::ExprPtr& v : a.input_values) {
+      prepare(*v);
+    }
+    open_loop(ctx);
+    for (size_t i = 0; i < a.inputs.size(); ++i) {
+      w_.line("const " + ctype(a.inputs[i].second) + " " + local_name(a.inputs[i].first) + " = " +
+              elem(*a.input_values[i], ctx) + ";");
+    }
+    for (size_t i = 0; i < a.outputs.size(); ++i) {
+      w_.line(ctype(a.outputs[i].second) + " " + local_name(a.outputs[i].first) + "{};");
+    }
+    block(*a.fallback);
+    for (size_t i = 0; i < a.outputs.size(); ++i) {
+      w_.line(outs[i] + (a.shape.empty() ? "" : "[" + ctx.flat + "]") + " = " + local_name(a.outputs[i].first) + ";");
+    }
+    close_loop(ctx);
+  }
+
+  // ----- element-wise evaluation -----------------------------------------------------
+  LoopCtx flat_ctx(const Shape& shape) {
+    LoopCtx ctx;
+    ctx.shape = shape;
+    std::string id = std::to_string(next_temp_++);
+    for (size_t d = 0; d < shape.size(); ++d) ctx.index.push_back("i" + id + "_" + std::to_string(d));
+    ctx.flat = shape.empty() ? "0" : "f" + id;
+    return ctx;
+  }
+
+  // Nested loops over `ctx.shape` with a running flat index.
+  void open_loop(const LoopCtx& ctx) {
+    if (ctx.shape.empty()) {
+      w_.open("{");
+      return;
+    }
+    w_.open("{");
+    w_.line("int64_t " + ctx.flat + " = 0;");
+    w_.line("(void)" + ctx.flat + ";");
+    for (size_t d = 0; d < ctx.shape.size(); ++d) {
+      w_.open("for (int64_t " + ctx.index[d] + " = 0; " + ctx.index[d] + " < " + std::to_string(ctx.shape[d]) + "; ++" +
+              ctx.index[d] + ") {");
+    }
+  }
+
+  void close_loop(const LoopCtx& ctx) {
+    if (ctx.shape.empty()) {
+      w_.close();
+      return;
+    }
+    w_.line("++" + ctx.flat + ";");
+    for (size_t d = 0; d < ctx.shape.size(); ++d) w_.close();
+    w_.close();
+  }
+
+  // Writes tile `value` into the array `name` of `shape`.
+  void store_tile(const std::string& name, const Shape& shape, const Expr& value) {
+    prepare(value);
+    LoopCtx ctx = flat_ctx(shape);
+    // Same-shape element-wise trees index with one flat counter: the
+    // tightest loop, which the compiler vectorises.
+    if (flat_friendly(value, shape)) {
+      std::string i = ctx.flat;
+      w_.open("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(count_of(shape)) + "; ++" + i + ") {");
+      LoopCtx flat = ctx;
+      flat.index.clear();
+      w_.line(name + "[" + i + "] = " + elem(value, flat) + ";");
+      w_.close();
+      return;
+    }
+    open_loop(ctx);
+    w_.line(name + "[" + ctx.flat + "] = " + elem(value, ctx) + ";");
+    close_loop(ctx);
+  }
+
+  // Whether every leaf of an element-wise tree has `shape` or is a scalar,
+  // so that one flat index addresses all of them.
+  bool flat_friendly(const Expr& e, const Shape& shape) {
+    if (e.type.shape.empty()) return true;
+    if (e.type.shape != shape) return false;
+    switch (e.kind) {
+      case ExprKind::Load: return !e.mask && e.view->is_whole(k_.refs[e.view->ref]);
+      case ExprKind::Iota: return false;
+      case ExprKind::Local:
+      case ExprKind::Fill: return true;
+      case ExprKind::Unary:
+      case ExprKind::Binary:
+      case ExprKind::Where:
+      case ExprKind::Cast:
+      case ExprKind::Math:
+      case ExprKind::Broadcast:
+        for (const ir::ExprPtr& o : e.operands) {
+          if (!flat_friendly(*o, shape)) return false;
+        }
+        return true;
+      default: return materialized_.count(&e) > 0;
+    }
+  }
+
+  // Scalar value of a rank-0 expression.
+  std::string scalar(const Expr& e) {
+    prepare(e);
+    LoopCtx ctx;
+    ctx.flat = "0";
+    return elem(e, ctx);
+  }
+
+  std::string scalar_or_tile(const Expr& e) {
+    if (e.type.shape.empty()) return scalar(e);
+    return materialize(e);
+  }
+
+  // Materializes the parts of `e` that are not element-wise (reductions,
+  // dot, transposes, ...) into temporaries before the element loop.
+  void prepare(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Reduce:
+      case ExprKind::Dot:
+      case ExprKind::Transpose:
+      case ExprKind::Reshape:
+      case ExprKind::TileSlice:
+        if (!materialized_.count(&e)) materialize(e);
+        return;
+      case ExprKind::Load:
+        prepare_view(e);
+        if (e.mask) prepare(*e.mask);
+        if (e.other) prepare(*e.other);
+        return;
+      default:
+        for (const ir::ExprPtr& o : e.operands) prepare(*o);
+    }
+  }
+
+  // Dynamic starts of a load are evaluated (and checked) once, before the loop.
+  void prepare_view(const Expr& e) {
+    const ir::View& v = *e.view;
+    const Shape& rs = k_.refs[v.ref].shape;
+    std::vector<std::string> starts;
+    for (size_t d = 0; d < v.dims.size(); ++d) {
+      const ir::ViewDim& dim = v.dims[d];
+      if (!dim.start) {
+        starts.push_back(std::to_string(dim.static_start));
+        continue;
+      }
+      std::string name = fresh("start");
+      std::string value = "static_cast<int64_t>(" + scalar(*dim.start) + ")";
+      // Masked accesses check element by element instead (masked-off
+      // elements may lie outside the ref).
+      if (options_.checks && !e.mask) {
+        value = "kdt_rt::checked_index(" + value + ", " + std::to_string(dim.size) + ", " + std::to_string(rs[d]) + ", " +
+                loc(dim.start->range) + ", \"index\")";
+      }
+      w_.line("const int64_t " + name + " = " + value + ";");
+      starts.push_back(name);
+    }
+    view_starts_[&e] = starts;
+  }
+
+  // Offset of element (ctx) of a view with prepared starts.
+  std::string view_elem_offset(const ir::View& v, const std::vector<std::string>& starts, const LoopCtx& ctx,
+                               std::vector<std::string>* coords = nullptr) {
+    const Shape& rs = k_.refs[v.ref].shape;
+    std::vector<int64_t> st = strides_of(rs);
+    Shape vshape = v.shape();
+    size_t offset_dims = ctx.index.size() - std::min(ctx.index.size(), vshape.size());
+    std::string out;
+    size_t vd = 0;
+    for (size_t d = 0; d < rs.size(); ++d) {
+      const ir::ViewDim& dim = v.dims[d];
+      std::string coord = starts[d];
+      if (!dim.dropped) {
+        std::string i = ctx.index.empty() ? "" : ctx.index[offset_dims + vd];
+        if (vshape[vd] == 1 || i.empty()) i = "";
+        if (!i.empty()) coord = coord == "0" ? i : coord + " + " + i;
+        ++vd;
+      }
+      if (coords) coords->push_back(coord);
+      if (coord == "0") continue;
+      std::string term = st[d] == 1 ? "(" + coord + ")" : "(" + coord + ") * " + std::to_string(st[d]);
+      out += out.empty() ? term : " + " + term;
+    }
+    if (ctx.index.empty() && !vshape.empty()) {
+      // Flat loop over a whole ref: the flat index is the offset.
+      return ctx.flat;
+    }
+    return out.empty() ? "0" : out;
+  }
+
+  // Offset of element (ctx) in a materialized array of `shape`, broadcast
+  // into the loop's shape (right-aligned, size-1 dimensions repeat).
+  std::string array_offset(const Shape& shape, const LoopCtx& ctx) {
+    if (shape.empty()) return "";
+    if (ctx.index.empty() || shape == ctx.shape) return ctx.flat;
+    std::vector<int64_t> st = strides_of(shape);
+    size_t off = ctx.index.size() - shape.size();
+    std::string out;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      std::string term = st[d] == 1 ? ctx.index[off + d] : ctx.index[off + d] + " * " + std::to_string(st[d]);
+      out += out.empty() ? term : " + " + term;
+    }
+    return out.empty() ? "0" : out;
+  }
+
+  std::string index_of(const std::string& array, const Shape& shape, const LoopCtx& ctx) {
+    if (shape.empty()) return array;
+    return array + "[" + array_offset(shape, ctx) + "]";
+  }
+
+  std::string elem(const Expr& e, const LoopCtx& ctx) {
+    if (auto it = materialized_.find(&e); it != materialized_.end()) return index_of(it->second, e.type.shape, ctx);
+    std::string T = ctype(e.type.dtype);
+    auto operand = [&](size_t i) { return elem(*e.operands[i], ctx); };
+    switch (e.kind) {
+      case ExprKind::Const: return const_literal(e);
+      case ExprKind::Local: return index_of(local_name(e.local), e.type.shape, ctx);
+      case ExprKind::ScalarParam: return "p." + k_.scalars[e.index].name;
+      case ExprKind::ProgramId: return "static_cast<int32_t>(s.program[" + std::to_string(e.index) + "])";
+      case ExprKind::DeviceId: return "int32_t(0)";
+      case ExprKind::NumPrograms:
+      case ExprKind::NumDevices: return "int32_t(1)";
+      case ExprKind::Load: {
+        const std::vector<std::string>& starts = view_starts_.at(&e);
+        std::vector<std::string> coords;
+        std::string offset = view_elem_offset(*e.view, starts, ctx, &coords);
+        std::string access = ref_base(e.view->ref) + "[" + offset + "]";
+        if (!e.mask) return access;
+        std::string other = e.other ? elem(*e.other, ctx) : T + "{}";
+        std::string mask = elem(*e.mask, ctx);
+        if (!options_.checks) return "(" + mask + " ? " + access + " : " + other + ")";
+        // Masked-on elements must lie inside the ref.
+        std::string inside = in_bounds(*e.view, coords);
+        return "(" + mask + " ? ((" + inside + ") ? " + access + " : (kdt_rt::fail(\"out-of-bounds\", " + loc(e.range) +
+               ", \"a masked-on element lies outside the ref\"), " + access + ")) : " + other + ")";
+      }
+      case ExprKind::Unary: {
+        std::string a = operand(0);
+        switch (e.unary) {
+          case ir::UnaryOp::Neg: return "kdt_rt::op_neg(" + a + ")";
+          case ir::UnaryOp::Not: return "(!" + a + ")";
+          case ir::UnaryOp::BitNot: return "static_cast<" + T + ">(~" + a + ")";
+        }
+        return a;
+      }
+      case ExprKind::Binary: return binary(e, operand(0), operand(1));
+      case ExprKind::Select:
+      case ExprKind::Where: return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
+      case ExprKind::Cast:
+        return "kdt_rt::convert<" + T + ">(" + operand(0) + ")";
+      case ExprKind::Math:
+        if (e.name == "maximum" || e.name == "minimum") return "kdt_rt::" + e.name + "(" + operand(0) + ", " + operand(1) + ")";
+        return "kdt_rt::math::" + e.name + "(" + operand(0) + ")";
+      case ExprKind::Fill: return operand(0);
+      case ExprKind::Iota: {
+        size_t axis = static_cast<size_t>(e.index);
+        std::string i;
+        if (ctx.index.empty()) {
+          std::vector<int64_t> st = strides_of(e.type.shape);
+          i = "(" + ctx.flat + " / " + std::to_string(st[axis]) + " % " + std::to_string(e.type.shape[axis]) + ")";
+        } else {
+          i = ctx.index[ctx.index.size() - e.type.shape.size() + axis];
+        }
+        return "kdt_rt::convert<" + T + ">(" + i + ")";
+      }
+      case ExprKind::Broadcast: return operand(0);
+      case ExprKind::SemRead: return sem_ref(*e.sem) + ".value";
+      case ExprKind::AsmOutput: return index_of(asm_outputs_.at(e.asm_id)[e.index], e.type.shape, ctx);
+      default: return index_of(materialize(e), e.type.shape, ctx);
+    }
+  }
+
+  std::string in_bounds(const ir::View& v, const std::vector<std::string>& coords) {
+    const Shape& rs = k_.refs[v.ref].shape;
+    std::string out;
+    for (size_t d = 0; d < rs.size(); ++d) {
+      if (!v.dims[d].start) continue;
+      std::string c = "(" + coords[d] + ")";
+      out += (out.empty() ? "" : " && ") + c + " >= 0 && " + c + " < " + std::to_string(rs[d]);
+    }
+    return out.empty() ? "true" : out;
+  }
+
+  std::string binary(const Expr& e, const std::string& a, const std::string& b) {
+    DType t = e.operands[0]->type.dtype;
+    std::string T = ctype(t);
+    using Op = ir::BinaryOp;
+    switch (e.binary) {
+      case Op::Add: return "kdt_rt::op_add(" + a + ", " + b + ")";
+      case Op::Sub: return "kdt_rt::op_sub(" + a + ", " + b + ")";
+      case Op::Mul: return "kdt_rt::op_mul(" + a + ", " + b + ")";
+      case Op::Div:
+      case Op::Rem: {
+        bool div = e.binary == Op::Div;
+        if (is_float(t)) return std::string(div ? "kdt_rt::op_div(" : "kdt_rt::op_rem(") + a + ", " + b + ")";
+        std::string d = options_.checks ? "kdt_rt::checked_divisor<" + T + ">(" + b + ", " + loc(e.range) + ")" : b;
+        return std::string(div ? "kdt_rt::int_div<" : "kdt_rt::int_rem<") + T + ">(" + a + ", " + d + ")";
+      }
+      case Op::Shl: return "kdt_rt::shl<" + T + ">(" + a + ", " + b + ")";
+      case Op::Shr: return "kdt_rt::shr<" + T + ">(" + a + ", " + b + ")";
+      case Op::BitAnd: return "static_cast<" + T + ">(" + a + " & " + b + ")";
+      case Op::BitXor: return "static_cast<" + T + ">(" + a + " ^ " + b + ")";
+      case Op::BitOr: return "static_cast<" + T + ">(" + a + " | " + b + ")";
+      case Op::And: return "(" + a + " && " + b + ")";
+      case Op::Or: return "(" + a + " || " + b + ")";
+      default: break;
+    }
+    static const char* const cmp[] = {"<", "<=", ">", ">=", "==", "!="};
+    std::string op = cmp[static_cast<int>(e.binary) - static_cast<int>(Op::Lt)];
+    if (t == DType::F16 || t == DType::BF16) {
+      return "(kdt_rt::cmp_value(" + a + ") " + op + " kdt_rt::cmp_value(" + b + "))";
+    }
+    return "(" + a + " " + op + " " + b + ")";
+  }
+
+  // Computes `e` into a new temporary (array or scalar) and returns its name.
+  std::string materialize(const Expr& e) {
+    if (auto it = materialized_.find(&e); it != materialized_.end()) return it->second;
+    std::string T = ctype(e.type.dtype);
+    std::string name = fresh("t");
+    const Shape& shape = e.type.shape;
+    int64_t n = count_of(shape);
+    auto declare = [&]() {
+      if (shape.empty()) w_.line(T + " " + name + "{};");
+      else w_.line("alignas(64) " + T + " " + name + "[" + std::to_string(n) + "];");
+    };
+    switch (e.kind) {
+      case ExprKind::Reduce: {
+        const Expr& x = *e.operands[0];
+        std::string src = materialize_array(x);
+        const Shape& xs = x.type.shape;
+        declare();
+        bool sum = e.name == "sum";
+        // f16/bf16 reductions accumulate in f32 (spec section 1).
+        bool narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
+        std::string acc_t = narrow ? "float" : T;
+        auto value = [&](const std::string& v) { return narrow ? "kdt_rt::to_f32(" + v + ")" : v; };
+        auto combine = [&](const std::string& acc, const std::string& v) {
+          if (sum) return narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
+          return std::string(e.name == "max" ? "kdt_rt::maximum(" : "kdt_rt::minimum(") + acc + ", " + v + ")";
+        };
+        auto finish = [&](const std::string& acc) {
+          return narrow ? "kdt_rt::convert<" + T + ">(" + acc + ")" : acc;
+        };
+        if (e.index < 0) {
+          std::string xs0 = xs.empty() ? src : src + "[0]";
+          w_.open("{");
+          w_.line(acc_t + " acc = " + (sum ? acc_t + "{}" : value(xs0)) + ";");
+          if (!xs.empty()) {
+            w_.line("for (int64_t j = " + std::string(sum ? "0" : "1") + "; j < " + std::to_string(count_of(xs)) +
+                    "; ++j) acc = " + combine("acc", value(src + "[j]")) + ";");
+          }
+          if (shape.empty()) w_.line(name + " = " + finish("acc") + ";");
+          else w_.line("for (int64_t j = 0; j < " + std::to_string(n) + "; ++j) " + name + "[j] = " + finish("acc") + ";");
+          w_.close();
+        } else {
+          size_t axis = static_cast<size_t>(e.index);
+          int64_t outer = 1, inner = 1;
+          for (size_t d = 0; d < axis; ++d) outer *= xs[d];
+          for (size_t d = axis + 1; d < xs.size(); ++d) inner *= xs[d];
+          int64_t len = xs[axis];
+          std::string dst = shape.empty() ? name : name + "[o * " + std::to_string(inner) + " + in]";
+          w_.open("for (int64_t o = 0; o < " + std::to_string(outer) + "; ++o) {");
+          w_.open("for (int64_t in = 0; in < " + std::to_string(inner) + "; ++in) {");
+          std::string first = src + "[o * " + std::to_string(len * inner) + " + in]";
+          w_.line(acc_t + " acc = " + (sum ? acc_t + "{}" : value(first)) + ";");
+          w_.line("for (int64_t r = " + std::string(sum ? "0" : "1") + "; r < " + std::to_string(len) + "; ++r) acc = " +
+                  combine("acc", value(src + "[o * " + std::to_string(len * inner) + " + r * " + std::to_string(inner) + " + in]")) + ";");
+          w_.line(dst + " = " + finish("acc") + ";");
+          w_.close();
+          w_.close();
+        }
+        break;
+      }
+      case ExprKind::Dot: {
+        const Expr& a = *e.operands[0];
+        const Expr& b = *e.operands[1];
+        std::string ap = materialize_array(a), bp = materialize_array(b);
+        int64_t M = a.type.shape[0], K = a.type.shape[1], N = b.type.shape[1];
+        DType in = a.type.dtype;
+        std::string acc_t = is_float(in) ? "float" : "int32_t";
+        auto widen = [&](const std::string& v) {
+          if (in == DType::F32) return v;
+          return "kdt_rt::convert<" + acc_t + ">(" + v + ")";
+        };
+        declare();
+        // i-k-j order: the inner loop runs along rows of B and C, contiguous
+        // and vectorisable; products and sums stay separate operations.
+        w_.line("for (int64_t j = 0; j < " + std::to_string(M * N) + "; ++j) " + name + "[j] = " + acc_t + "{};");
+        w_.open("for (int64_t i = 0; i < " + std::to_string(M) + "; ++i) {");
+        w_.open("for (int64_t k = 0; k < " + std::to_string(K) + "; ++k) {");
+        w_.line("const " + acc_t + " a = " + widen(ap + "[i * " + std::to_string(K) + " + k]") + ";");
+        w_.line(acc_t + "* c = " + name + " + i * " + std::to_string(N) + ";");
+        w_.line("const auto* b = " + bp + " + k * " + std::to_string(N) + ";");
+        w_.line("for (int64_t j = 0; j < " + std::to_string(N) + "; ++j) c[j] = kdt_rt::op_add(c[j], kdt_rt::op_mul(a, " +
+                widen("b[j]") + "));");
+        w_.close();
+        w_.close();
+        break;
+      }
+      case ExprKind::Transpose: {
+        std::string src = materialize_array(*e.operands[0]);
+        int64_t R = e.operands[0]->type.shape[0], C = e.operands[0]->type.shape[1];
+        declare();
+        w_.line("for (int64_t r = 0; r < " + std::to_string(R) + "; ++r) for (int64_t c = 0; c < " + std::to_string(C) +
+                "; ++c) " + name + "[c * " + std::to_string(R) + " + r] = " + src + "[r * " + std::to_string(C) + " + c];");
+        break;
+      }
+      case ExprKind::Reshape: {
+        // Same elements in the same row-major order.
+        std::string src = materialize_array(*e.operands[0]);
+        materialized_[&e] = src;
+        return src;
+      }
+      case ExprKind::TileSlice: {
+        const Expr& x = *e.operands[0];
+        std::string src = materialize_array(x);
+        std::vector<int64_t> st = strides_of(x.type.shape);
+        LoopCtx ctx = flat_ctx(shape);
+        declare();
+        open_loop(ctx);
+        std::string offset;
+        size_t vd = 0;
+        for (size_t d = 0; d < e.tile_dims.size(); ++d) {
+          const ir::ViewDim& dim = e.tile_dims[d];
+          std::string coord = std::to_string(dim.static_start);
+          if (!dim.dropped) coord += " + " + ctx.index[vd++];
+          offset += (offset.empty() ? "" : " + ") + ("(" + coord + ") * " + std::to_string(st[d]));
+        }
+        w_.line((shape.empty() ? name : name + "[" + ctx.flat + "]") + " = " + src + "[" + (offset.empty() ? "0" : offset) + "];");
+        close_loop(ctx);
+        break;
+      }
+      default: {
+        // An element-wise tree that must exist as an array.
+        declare();
+        if (shape.empty()) w_.line(name + " = " + scalar(e) + ";");
+        else store_tile(name, shape, e);
+        break;
+      }
+    }
+    materialized_[&e] = name;
+    return name;
+  }
+
+  // An array holding `e`'s elements in row-major order.
+  std::string materialize_array(const Expr& e) {
+    if (e.kind == ExprKind::Local) return local_name(e.local);
+    if (auto it = materialized_.find(&e); it != materialized_.end()) return it->second;
+    if (e.kind == ExprKind::Reduce || e.kind == ExprKind::Dot || e.kind == ExprKind::Transpose ||
+        e.kind == ExprKind::Reshape || e.kind == ExprKind::TileSlice) {
+      return materialize(e);
+    }
+    std::string T = ctype(e.type.dtype);
+    std::string name = fresh("t");
+    if (e.type.shape.empty()) {
+      w_.line(T + " " + name + " = " + scalar(e) + ";");
+    } else {
+      w_.line("alignas(64) " + T + " " + name + "[" + std::to_string(count_of(e.type.shape)) + "];");
+      store_tile(name, e.type.shape, e);
+    }
+    materialized_[&e] = name;
+    return name;
+  }
+
+  // ----- stores into views ---------------------------------------------------------------
+  void store_view(const ir::Stmt& s) {
+    const ir::View& v = *s.view;
+    Shape vshape = v.shape();
+    // Evaluate the value first (it may read the destination).
+    prepare(*s.value);
+    if (s.mask) prepare(*s.mask);
+    // Starts of the destination, checked unless masked.
+    const Shape& rs = k_.refs[v.ref].shape;
+    std::vector<std::string> starts;
+    for (size_t d = 0; d < v.dims.size(); ++d) {
+      const ir::ViewDim& dim = v.dims[d];
+      if (!dim.start) {
+        starts.push_back(std::to_string(dim.static_start));
+        continue;
+      }
+      std::string name = fresh("start");
+      std::string value = "static_cast<int64_t>(" + scalar(*dim.start) + ")";
+      if (options_.checks && !s.mask) {
+        value = "kdt_rt::checked_index(" + value + ", " + std::to_string(dim.size) + ", " + std::to_string(rs[d]) + ", " +
+                loc(dim.start->range) + ", \"index\")";
+      }
+      w_.line("const int64_t " + name + " = " + value + ";");
+      starts.push_back(name);
+    }
+    // A value that reads the destination must be computed in full before
+    // any element is written.
+    std::string value_array;
+    if (!vshape.empty() && reads_ref(*s.value, v.ref) && !is_same_view_elementwise(*s.value, v)) {
+      value_array = materialize_array(*s.value);
+    }
+    LoopCtx ctx = flat_ctx(vshape);
+    bool flat = !s.mask && value_array.empty() && v.is_whole(k_.refs[v.ref]) && flat_friendly(*s.value, vshape);
+    if (flat) {
+      // The whole ref, element-wise: one flat, vectorisable loop.
+      ctx.index.clear();
+      w_.open("for (int64_t " + ctx.flat + " = 0; " + ctx.flat + " < " + std::to_string(count_of(vshape)) + "; ++" +
+              ctx.flat + ") {");
+    } else {
+      open_loop(ctx);
+    }
+    std::vector<std::string> coords;
+    std::string offset = view_elem_offset(v, starts, ctx, &coords);
+    if (ctx.index.empty() && !vshape.empty()) offset = ctx.flat;
+    std::string target = ref_base(v.ref) + "[" + offset + "]";
+    std::string value = value_array.empty() ? elem(*s.value, ctx) : index_of(value_array, vshape, ctx);
+    static const char* const ops[] = {"", "kdt_rt::op_add", "kdt_rt::op_sub", "kdt_rt::op_mul"};
+    if (s.store_op != ir::StoreOp::Assign) value = std::string(ops[static_cast<int>(s.store_op)]) + "(" + target + ", " + value + ")";
+    if (s.mask) {
+      w_.open("if (" + elem(*s.mask, ctx) + ") {");
+      if (options_.checks) {
+        w_.line("if (!(" + in_bounds(v, coords) + ")) kdt_rt::fail(\"out-of-bounds\", " + loc(s.range) +
+                ", \"a masked-on element lies outside the ref\");");
+      }
+      w_.line(target + " = " + value + ";");
+      w_.close();
+    } else {
+      w_.line(target + " = " + value + ";");
+    }
+    if (flat) w_.close();
+    else close_loop(ctx);
+  }
+
+  bool reads_ref(const Expr& e, int ref) {
+    if (e.kind == ExprKind::Load && e.view->ref == ref) return true;
+    for (const ir::ExprPtr& o : e.operands) {
+      if (reads_ref(*o, ref)) return true;
+    }
+    return (e.mask && reads_ref(*e.mask, ref)) || (e.other && reads_ref(*e.other, ref));
+  }
+
+  // `r[v] = r[v] * 2` reads each element just before writing it: no copy needed.
+  bool is_same_view_elementwise(const Expr& e, const ir::View& v) {
+    if (e.kind == ExprKind::Load) return e.view->ref != v.ref || same_view(*e.view, v);
+    if (e.kind == ExprKind::Reduce || e.kind == ExprKind::Dot || e.kind == ExprKind::Transpose ||
+        e.kind == ExprKind::Reshape || e.kind == ExprKind::TileSlice) {
+      return materialized_.count(&e) > 0;
+    }
+    for (const ir::ExprPtr& o : e.operands) {
+      if (!is_same_view_elementwise(*o, v)) return false;
+    }
+    return true;
+  }
+
+  static bool same_view(const ir::View& a, const ir::View& b) {
+    if (a.ref != b.ref) return false;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const ir::ViewDim& x = a.dims[d];
+      const ir::ViewDim& y = b.dims[d];
+      if (x.start || y.start || x.static_start != y.static_start || x.size != y.size || x.dropped != y.dropped) return false;
+    }
+    return true;
+  }
+
+  // ----- the launcher and harness --------------------------------------------------------
+  std::string signature() {
+    std::string sig;
+    for (auto [is_ref, i] : k_.params) {
+      if (!sig.empty()) sig += ", ";
+      if (is_ref) {
+        const ir::Ref& r = k_.refs[i];
+        sig += std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "* " + r.name;
+      } else {
+        sig += ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name;
+      }
+    }
+    return sig;
+  }
+
+  void emit_launcher() {
+    int64_t programs = count_of(k_.grid);
+    w_.line("// Runs kernel `" + k_.name + "` over its grid " + shape_string(k_.grid) + ".");
+    w_.line("// Returns 0, or 1 when a run-time check failed (described in *error).");
+    w_.open("inline int " + k_.name + "(" + signature() + (signature().empty() ? "" : ", ") +
+            "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
+    std::string init;
+    for (auto [is_ref, i] : k_.params) {
+      init += (init.empty() ? "" : ", ") + (is_ref ? k_.refs[i].name : k_.scalars[i].name);
+    }
+    w_.line("const " + k_.name + "_params p{" + init + "};");
+    w_.line("// Programs run one at a time, so one state is reused: each program");
+    w_.line("// sees fresh semaphores and (uninitialised) scratch of its own.");
+    w_.line("auto state = std::make_unique<" + k_.name + "_program_state>();");
+    w_.open("try {");
+    w_.open("for (int64_t flat : kdt_rt::program_order(" + std::to_string(programs) + ", options)) {");
+    w_.line("for (auto& sem : state->program) sem = 0;");
+    int64_t stride = 1;
+    for (size_t d = k_.grid.size(); d-- > 0;) {
+      w_.line("state->program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
+              std::to_string(k_.grid[d]) + ";");
+      stride *= k_.grid[d];
+    }
+    for (const ir::Semaphore& sem : k_.sems) {
+      w_.line("for (auto& sem : state->" + sem.name + ") sem = {};");
+    }
+    w_.line(k_.name + "_program(p, *state, options);");
+    w_.close();
+    w_.reopen("} catch (const kdt_rt::RunFailure& failure) {");
+    w_.line("if (error) *error = failure.error;");
+    w_.line("return 1;");
+    w_.close();
+    w_.line("return 0;");
+    w_.close();
+    w_.line();
+  }
+
+  void emit_harness_body() {
+    w_.line("// --harness: reads inputs from .npy files (or a seeded generator), runs the");
+    w_.line("// kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy.");
+    w_.open("int main(int argc, char** argv) {");
+    w_.line("kdt_rt::HarnessArgs args;");
+    w_.line("if (!kdt_rt::parse_harness_args(argc, argv, args)) return 2;");
+    std::string call;
+    uint64_t index = 0;
+    for (auto [is_ref, i] : k_.params) {
+      if (!call.empty()) call += ", ";
+      if (is_ref) {
+        const ir::Ref& r = k_.refs[i];
+        std::string shape;
+        for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
+        w_.line("std::vector<" + ctype(r.dtype) + "> " + r.name + ";");
+        w_.line("if (!kdt_rt::harness_input(args, \"" + r.name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
+                shape + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
+        call += r.name + ".data()";
+      } else {
+        const ir::ScalarParam& sp = k_.scalars[i];
+        w_.line(ctype(sp.dtype) + " " + sp.name + "{};");
+        w_.line("if (!kdt_rt::harness_scalar(args, \"" + sp.name + "\", " + sp.name + ", " + std::to_string(index) +
+                ")) return 2;");
+        call += sp.name;
+      }
+      ++index;
+    }
+    w_.line("kdt_rt::RunError error;");
+    w_.line("auto start = std::chrono::steady_clock::now();");
+    w_.open("if (kdt_kernels::" + k_.name + "(" + call + (call.empty() ? "" : ", ") + "args.run, &error) != 0) {");
+    w_.line("kdt_rt::report_failure(error, args.diag_json.c_str());");
+    w_.line("return 1;");
+    w_.close();
+    w_.line("double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();");
+    w_.line("std::printf(\"kernel " + k_.name + ": grid " + shape_string(k_.grid) + ", " + std::to_string(k_.devices) +
+            " device(s), %.3f ms\\n\", ms);");
+    for (auto [is_ref, i] : k_.params) {
+      if (!is_ref || !k_.refs[i].is_output) continue;
+      const ir::Ref& r = k_.refs[i];
+      std::string shape;
+      for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
+      w_.line("if (!kdt_rt::harness_output(args, \"" + r.name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
+              shape + "}, " + r.name + ")) return 2;");
+    }
+    w_.line("return 0;");
+    w_.close();
+  }
+
+  const ir::Kernel& k_;
+  const SourceManager& sources_;
+  const CppEmitOptions& options_;
+  emit::CodeWriter& w_;
+  int next_temp_ = 0;
+  std::map<const Expr*, std::string> materialized_;
+  std::map<const Expr*, std::vector<std::string>> view_starts_;
+  std::map<int, std::vector<std::string>> asm_outputs_;
+};
+
+}  // namespace
+
+std::string emit_cpp(const ir::Module& module, const SourceManager& sources, const CppEmitOptions& options) {
+  emit::CodeWriter w(sources);
+  w.line("// Generated by kdt " KDT_VERSION " from " + options.input_name + ". Do not edit.");
+  w.line("// Build: c++ -std=c++17 -O2 -ffp-contract=off FILE.cpp" + std::string(options.harness ? " -o kernel" : " -c"));
+  w.line("// Run-time checks: " + std::string(options.checks ? "on" : "off (--no-checks)") + ".");
+  w.line("// The kdt runtime prelude (include/kdt/runtime) is embedded below.");
+  w.line("#include <memory>");
+  w.line("#include <cstring>");
+  w.line("#include <chrono>");
+  w.line("#include <limits>");
+  w.line("#include <cstdint>");
+  w.set_line_directives(false);
+  w.raw(kRuntimePrelude);
+  w.line();
+  w.line("// ===== kernels =====");
+  w.line("namespace kdt_kernels {");
+  w.line();
+  w.set_line_directives(true);
+  for (const ir::Kernel& k : module.kernels) KernelEmitter(k, sources, options, w).emit_all();
+  w.line("}  // namespace kdt_kernels");
+  if (options.harness && !module.kernels.empty()) {
+    w.line();
+    KernelEmitter(module.kernels.front(), sources, options, w).emit_harness();
+  }
+  return w.str();
+}
+
+}  // namespace kdt
