@@ -326,6 +326,7 @@ void Checker::check_assign(ast::Stmt& s) {
       }
     }
     if (sym->kind != Symbol::Kind::Var && sym->kind != Symbol::Kind::AsmOutput) {
+      sym->used = true;  // referenced: no unused-binding warning on top of this error
       auto d = diags_.report(DiagCode::InvalidAssignment, target.range,
                              "cannot assign to `" + sym->name + "`; only `var` bindings can change");
       if (sym->kind == Symbol::Kind::Let) d.note("declared with `let` here", sym->range);
@@ -369,6 +370,10 @@ Type Checker::materialize(ast::Expr& e, Type t) {
   if (is_integer(t.dtype) && e.const_value && !integer_fits(t.dtype, *e.const_value, false)) {
     diags_.report(DiagCode::LiteralOutOfRange, e.range,
                   "integer " + std::to_string(*e.const_value) + " does not fit `" + dtype_str(t.dtype) + "`");
+  } else if (is_integer(t.dtype) && !e.const_value && e.kind == ast::Expr::Kind::IntLiteral &&
+             !integer_fits(t.dtype, static_cast<int64_t>(e.int_value), true)) {
+    diags_.report(DiagCode::LiteralOutOfRange, e.range,
+                  "integer " + std::to_string(e.int_value) + " does not fit `" + dtype_str(t.dtype) + "`");
   }
   return t;
 }
@@ -488,15 +493,13 @@ Type Checker::check_expr_kind(ast::Expr& e) {
   using K = ast::Expr::Kind;
   switch (e.kind) {
     case K::IntLiteral:
-      if (e.too_large || e.int_value > static_cast<uint64_t>(INT64_MAX)) {
-        // Only u64 can hold 2^63..2^64-1; anything larger never fits.
-        if (e.too_large) {
-          diags_.report(DiagCode::LiteralOutOfRange, e.range, "integer literal does not fit in 64 bits");
-          return Type::error();
-        }
-        return Type::value(DType::U64);
+      if (e.too_large) {
+        diags_.report(DiagCode::LiteralOutOfRange, e.range, "integer literal does not fit in 64 bits");
+        return Type::error();
       }
-      e.const_value = static_cast<int64_t>(e.int_value);
+      // 2^63..2^64-1 stays weak like every literal (no const_value: only u64
+      // holds it, which materialize() checks).
+      if (e.int_value <= static_cast<uint64_t>(INT64_MAX)) e.const_value = static_cast<int64_t>(e.int_value);
       return Type::value(DType::I32, {}, true);
     case K::FloatLiteral: return Type::value(DType::F32, {}, true);
     case K::BoolLiteral: return Type::value(DType::Bool);

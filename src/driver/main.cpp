@@ -11,6 +11,7 @@
 
 #include "kdt/driver/compile.h"
 #include "kdt/driver/options.h"
+#include "kdt/driver/run.h"
 #include "kdt/version.h"
 
 namespace {
@@ -53,9 +54,10 @@ int transpile_main(const std::vector<std::string>& args) {
 int dispatch(const std::vector<std::string>& args) {
   // Subcommands are recognised only as the first argument, so that
   // `kdt ./run` still transpiles a file named `run`.
-  if (!args.empty() && (args[0] == "run" || args[0] == "lsp")) {
+  if (!args.empty() && args[0] == "run") return kdt::run_main({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "lsp") {
     Options options;
-    return kdt::usage_error(options, "`kdt " + args[0] + "` is not available in this version of kdt");
+    return kdt::usage_error(options, "`kdt lsp` is not available in this version of kdt");
   }
   return transpile_main(args);
 }

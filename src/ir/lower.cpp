@@ -3,6 +3,8 @@
 // explicit per-dimension element sets; built-in calls become IR nodes.
 #include "kdt/ir/lower.h"
 
+#include <cctype>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -51,9 +53,33 @@ class Lowerer {
   }
 
  private:
+  // Names the C++ emitter uses for itself (and C++ keywords) are taken
+  // from the start, so KD names keep their spelling unless they collide.
+  static bool reserved(const std::string& name) {
+    static const std::set<std::string> words = {
+        "p", "s", "options", "state", "error", "flat", "sem", "acc", "a", "b", "c", "d", "e", "i", "j", "k", "o",
+        "in", "r", "src", "dst", "starts", "args", "main", "std", "kdt_rt", "kdt_kernels", "alignas", "alignof",
+        "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "class",
+        "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default", "delete", "do", "double",
+        "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+        "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+        "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return",
+        "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template",
+        "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
+        "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "int8_t", "int16_t",
+        "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "NAN", "INFINITY"};
+    if (words.count(name)) return true;
+    // Emitter temporaries: t0, f1, i2_0, start3, dma4, asm5_x.
+    for (const char* prefix : {"t", "f", "i", "start", "dma", "asm"}) {
+      size_t n = std::strlen(prefix);
+      if (name.size() > n && name.compare(0, n, prefix) == 0 && std::isdigit(static_cast<unsigned char>(name[n]))) return true;
+    }
+    return name.size() > 1 && name.back() == '_';
+  }
+
   std::string unique_name(const std::string& base) {
     std::string name = base;
-    for (int n = 2; taken_.count(name); ++n) name = base + "_" + std::to_string(n);
+    for (int n = 2; taken_.count(name) || reserved(name); ++n) name = base + "_" + std::to_string(n);
     taken_.insert(name);
     return name;
   }

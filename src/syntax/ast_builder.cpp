@@ -302,8 +302,13 @@ class AstBuilder {
     if (auto* lit = dynamic_cast<KDParser::FloatLiteralContext*>(ctx)) {
       auto e = make(ast::Expr::Kind::FloatLiteral, ctx);
       e->spelling = lit->getText();
+      // `_` separates digits (`1_000.5`); strtod does not know it.
+      std::string digits;
+      for (char ch : e->spelling) {
+        if (ch != '_') digits += ch;
+      }
       errno = 0;
-      e->float_value = std::strtod(e->spelling.c_str(), nullptr);
+      e->float_value = std::strtod(digits.c_str(), nullptr);
       return e;
     }
     if (auto* lit = dynamic_cast<KDParser::BoolLiteralContext*>(ctx)) {

@@ -1,8 +1,9 @@
 // File tests for diagnostics: every `tests/diag/*.kd` states what kdt must
 // report, as comment lines
-//     // EXPECT: SEVERITY CODE LINE:COL-LINE:COL
+//     // EXPECT: SEVERITY CODE LINE:COL-LINE:COL [in FILE]
 //     // ARGS: extra command-line options (optional)
-// (1-based; the end column is exclusive). Each expectation is checked in
+// (1-based; the end column is exclusive; `in FILE` names a helper file next
+// to the test when the diagnostic lies in a file it includes). Each expectation is checked in
 // the JSON, text and SARIF renderings. A test fails when a code of the
 // registry has no such file.
 #include <doctest/doctest.h>
@@ -23,6 +24,7 @@ namespace fs = std::filesystem;
 struct Expectation {
   std::string severity, code;
   int line, col, end_line, end_col;
+  std::string file;  // the file name (no directory) the diagnostic lies in
 };
 
 struct DiagFile {
@@ -33,7 +35,8 @@ struct DiagFile {
 
 std::vector<DiagFile> diag_files() {
   std::vector<DiagFile> files;
-  std::regex expect_re(R"(//\s*EXPECT:\s*(error|warning|note)\s+([a-z-]+)\s+(\d+):(\d+)-(\d+):(\d+))");
+  std::regex expect_re(
+      R"(//\s*EXPECT:\s*(error|warning|note)\s+([a-z-]+)\s+(\d+):(\d+)-(\d+):(\d+)(?:\s+in\s+(\S+))?)");
   std::regex args_re(R"(//\s*ARGS:\s*(.*))");
   for (const auto& entry : fs::directory_iterator(kdt::test::source_dir() + "/tests/diag")) {
     if (entry.path().extension() != ".kd" || entry.path().filename().string().rfind("fail_", 0) != 0) continue;
@@ -44,7 +47,9 @@ std::vector<DiagFile> diag_files() {
     while (std::getline(in, line)) {
       std::smatch m;
       if (std::regex_search(line, m, expect_re)) {
-        f.expected.push_back({m[1], m[2], std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6])});
+        std::string file = m[7].matched ? m[7].str() : entry.path().filename().string();
+        f.expected.push_back(
+            {m[1], m[2], std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6]), file});
       } else if (std::regex_search(line, m, args_re)) {
         f.args = m[1];
       }
@@ -57,8 +62,10 @@ std::vector<DiagFile> diag_files() {
 
 std::string describe(const Expectation& e) {
   return e.severity + " " + e.code + " " + std::to_string(e.line) + ":" + std::to_string(e.col) + "-" +
-         std::to_string(e.end_line) + ":" + std::to_string(e.end_col);
+         std::to_string(e.end_line) + ":" + std::to_string(e.end_col) + " in " + e.file;
 }
+
+std::string base_name(const std::string& path) { return fs::path(path).filename().string(); }
 
 // The actual diagnostics of one run, as expectations, from each format.
 std::vector<std::string> from_json(const std::string& text) {
@@ -70,7 +77,8 @@ std::vector<std::string> from_json(const std::string& text) {
     int line = loc["start"]["line"], col = loc["start"]["column"];
     int end_line = loc["finish"]["line"], end_col = loc["finish"]["column"];
     out.push_back(d["kind"].get<std::string>() + " " + d["code"].get<std::string>() + " " + std::to_string(line) +
-                  ":" + std::to_string(col) + "-" + std::to_string(end_line) + ":" + std::to_string(end_col + 1));
+                  ":" + std::to_string(col) + "-" + std::to_string(end_line) + ":" + std::to_string(end_col + 1) + " in " +
+                  base_name(loc["start"]["file"].get<std::string>()));
   }
   return out;
 }
@@ -82,11 +90,13 @@ std::vector<std::string> from_sarif(const std::string& text) {
   REQUIRE(sarif["runs"][0]["tool"]["driver"]["name"] == "kdt");
   for (const json& r : sarif["runs"][0]["results"]) {
     if (r["locations"].empty()) continue;
-    const json& region = r["locations"][0]["physicalLocation"]["region"];
+    const json& physical = r["locations"][0]["physicalLocation"];
+    const json& region = physical["region"];
     out.push_back(r["level"].get<std::string>() + " " + r["ruleId"].get<std::string>() + " " +
                   std::to_string(region["startLine"].get<int>()) + ":" + std::to_string(region["startColumn"].get<int>()) +
                   "-" + std::to_string(region["endLine"].get<int>()) + ":" +
-                  std::to_string(region["endColumn"].get<int>()));
+                  std::to_string(region["endColumn"].get<int>()) + " in " +
+                  base_name(physical["artifactLocation"]["uri"].get<std::string>()));
   }
   return out;
 }
@@ -129,7 +139,8 @@ TEST_SUITE("diagnostics") {
       // Text: `file:line:col: severity: message [code]` for each.
       kdt::test::RunResult text_run = kdt::test::run_kdt(f.args + " --color=never " + quoted);
       for (const Expectation& e : f.expected) {
-        std::string header = f.path + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": " + e.severity + ": ";
+        std::string path = (fs::path(f.path).parent_path() / e.file).string();
+        std::string header = path + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": " + e.severity + ": ";
         size_t at = text_run.err.find(header);
         CHECK_MESSAGE(at != std::string::npos, "text output lacks " << header << "\n" << text_run.err);
         if (at != std::string::npos) {

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Quick start, step 2: builds kdt and its tests and runs the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f build/CMakeCache.txt ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
+ctest --test-dir build --output-on-failure -j2
