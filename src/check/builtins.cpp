@@ -358,6 +358,7 @@ Type Checker::check_call(ast::Expr& e) {
     if (!axis) return Type::error();
     auto k = eval_const(*axis);
     if (!k) return Type::error();
+    axis->const_value = k;
     if (*k < 0 || *k >= static_cast<int64_t>(kernel_->grid.size())) {
       diags_.report(DiagCode::StaticOutOfBounds, axis->range,
                     "grid axis " + std::to_string(*k) + " does not exist; the grid has " +
@@ -413,6 +414,7 @@ Type Checker::check_call(ast::Expr& e) {
       if (!axis) return Type::error();
       auto k = eval_const(*axis);
       if (!k) return Type::error();
+      axis->const_value = k;
       if (*k < 0 || *k >= static_cast<int64_t>(shape->size())) {
         diags_.report(DiagCode::StaticOutOfBounds, axis->range,
                       "axis " + std::to_string(*k) + " does not exist in a tile of rank " + std::to_string(shape->size()));

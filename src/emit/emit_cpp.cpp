@@ -313,6 +313,7 @@ class KernelEmitter {
         // A 64-bit counter: `i += step` never overflows near INT32_MAX.
         w_.open("for (int64_t " + v + "_ = " + lo + "; " + v + "_ < " + hi + "; " + v + "_ += " + std::to_string(s.step) + ") {");
         w_.line("const int32_t " + v + " = static_cast<int32_t>(" + v + "_);");
+        w_.line("(void)" + v + ";");
         block(s.body);
         w_.close();
         break;

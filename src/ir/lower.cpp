@@ -77,9 +77,10 @@ class Lowerer {
     return name.size() > 1 && name.back() == '_';
   }
 
-  std::string unique_name(const std::string& base) {
+  std::string unique_name(const std::string& spelled) {
+    std::string base = reserved(spelled) ? "kd_" + spelled : spelled;
     std::string name = base;
-    for (int n = 2; taken_.count(name) || reserved(name); ++n) name = base + "_" + std::to_string(n);
+    for (int n = 2; taken_.count(name); ++n) name = base + "_" + std::to_string(n);
     taken_.insert(name);
     return name;
   }

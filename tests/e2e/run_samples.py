@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the interpretation path: every single-device sample
+goes through `kdt run` (emit C++, compile, run) on inputs made here, and its
+outputs are compared with results computed here independently with NumPy.
+
+Usage: run_samples.py KDT_BINARY SOURCE_DIR
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+KDT, SRC = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(1234)
+failures = []
+passed = 0
+
+
+def run(sample, inputs, extra=(), kernel=None):
+    """Runs kdt on SRC/samples/SAMPLE with INPUTS (name -> array or scalar)."""
+    tmp = tempfile.mkdtemp(prefix="kdt-e2e-")
+    args = [KDT, "run", os.path.join(SRC, "samples", sample), "--output-dir", tmp]
+    if kernel:
+        args += ["--kernel", kernel]
+    for name, value in inputs.items():
+        if isinstance(value, np.ndarray):
+            path = os.path.join(tmp, "in_" + name + ".npy")
+            np.save(path, value)
+            args += ["--input", f"{name}={path}"]
+        else:
+            args += ["--input", f"{name}={value}"]
+    args += list(extra)
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError(f"kdt run {sample} failed ({proc.returncode}):\n{proc.stderr}")
+    return lambda name: np.load(os.path.join(tmp, name + ".npy"))
+
+
+def check(label, got, want, rtol=1e-5, atol=1e-6):
+    global passed
+    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
+        err = np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))) if got.shape == want.shape else "shape"
+        failures.append(f"{label}: mismatch (max abs err {err})")
+        print(f"FAIL {label}")
+    else:
+        passed += 1
+        print(f"ok   {label}")
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def test(fn):
+    try:
+        fn()
+    except AssertionError as e:
+        failures.append(f"{fn.__name__}: {e}")
+        print(f"FAIL {fn.__name__}: {e}")
+    return fn
+
+
+@test
+def accumulate_blocks():
+    x, out = f32(1024, 256), f32(128, 256)
+    for mode in ("on_wait", "eager"):
+        for order in ("forward", "reverse", "shuffle"):
+            o = run("accumulate_blocks.kd", {"x": x, "out": out}, ["--dma-mode", mode, "--program-order", order])
+            want = out.astype(np.float64) + 2 * x.reshape(8, 128, 256).astype(np.float64).sum(axis=0)
+            check(f"accumulate_blocks {mode} {order}", o("out"), want.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@test
+def matmul():
+    a, b = f32(512, 512), f32(512, 512)
+    o = run("matmul.kd", {"A": a, "B": b})
+    check("matmul", o("C"), (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32), rtol=1e-4, atol=1e-3)
+
+
+@test
+def softmax():
+    x = f32(4096, 1024)
+    o = run("softmax.kd", {"x": x})
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    check("softmax", o("y"), e / e.sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-7)
+
+
+@test
+def dma_pipeline():
+    x = f32(2048, 256)
+    o = run("dma_pipeline.kd", {"x": x, "scale": 1.5})
+    check("dma_pipeline", o("y"), np.maximum(x, 0) * np.float32(1.5) + 1)
+
+
+@test
+def ragged_edge():
+    x = f32(1000)
+    o = run("ragged_edge.kd", {"x": x})
+    check("ragged_edge", o("y"), x * x + 1)
+    m = f32(100, 64)
+    o = run("ragged_edge.kd", {"m": m}, kernel="ragged_rows")
+    check("ragged_rows", o("rowmax"), m.max(axis=1, keepdims=True))
+
+
+@test
+def layernorm():
+    x, gamma, beta = f32(512, 256), f32(256), f32(256)
+    eps = 1e-5
+    o = run("layernorm.kd", {"x": x, "gamma": gamma, "beta": beta, "eps": eps})
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(var + eps)
+    check("layernorm y", o("y"), ((x64 - mean) * rstd * gamma + beta).astype(np.float32), rtol=1e-4, atol=1e-4)
+    check("layernorm rstd", o("rstd"), rstd.astype(np.float32), rtol=1e-4, atol=1e-5)
+
+
+@test
+def reduction():
+    x = f32(256, 2048)
+    o = run("reduction.kd", {"x": x}, kernel="row_stats")
+    x64 = x.astype(np.float64)
+    check("reduction sums", o("sums"), x64.sum(axis=1).astype(np.float32), rtol=1e-4, atol=1e-3)
+    check("reduction maxes", o("maxes"), x.max(axis=1))
+    check("reduction mins", o("mins"), x.min(axis=1))
+
+
+print(f"{passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
