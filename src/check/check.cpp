@@ -559,6 +559,16 @@ Type Checker::check_expr_kind(ast::Expr& e) {
   return Type::error();
 }
 
+void Checker::check_chain_operands(ast::Expr& e) {
+  for (ast::ExprPtr& side : e.operands) {
+    if (side->kind == ast::Expr::Kind::Binary && ast::is_comparison(side->binary_op) && !side->parenthesized) {
+      check_chain_operands(*side);
+    } else {
+      check_expr(*side);
+    }
+  }
+}
+
 Type Checker::check_binary(ast::Expr& e) {
   using Op = ast::BinaryOp;
   ast::Expr& a = *e.operands[0];
@@ -569,8 +579,8 @@ Type Checker::check_binary(ast::Expr& e) {
       if (side->kind == ast::Expr::Kind::Binary && ast::is_comparison(side->binary_op) && !side->parenthesized) {
         diags_.report(DiagCode::Syntax, e.range, "comparisons cannot be chained; combine them with `&&`")
             .label(side->op_range, "first comparison");
-        check_expr(a);
-        check_expr(b);
+        // One report for the whole chain: check what it compares, not its links.
+        check_chain_operands(e);
         return Type::error();
       }
     }

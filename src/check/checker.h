@@ -46,6 +46,7 @@ class Checker {
   Type check_expr(ast::Expr& e);
   Type check_expr_kind(ast::Expr& e);
   Type check_binary(ast::Expr& e);
+  void check_chain_operands(ast::Expr& e);
   // Checks `e` as a value of exactly `want` (dtype, broadcast to the shape).
   void expect_value(ast::Expr& e, const Type& want, const char* what);
   Type expect_scalar(ast::Expr& e, std::optional<DType> dtype, const char* what);

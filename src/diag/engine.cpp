@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace kdt {
 
@@ -32,6 +33,10 @@ DiagnosticBuilder DiagnosticEngine::report(DiagCode code, SourceRange range, std
     if (warnings_as_errors_) severity = Severity::Error;
   }
   if (severity == Severity::Error) ++error_count_;
+  if (diagnostics_.size() >= max_diagnostics_) {
+    ++dropped_;
+    return DiagnosticBuilder(this, SIZE_MAX);
+  }
   diagnostics_.push_back(Diagnostic{code, severity, std::move(message), range, {}, {}, {}});
   return DiagnosticBuilder(this, diagnostics_.size() - 1);
 }
@@ -42,6 +47,11 @@ std::vector<Diagnostic> DiagnosticEngine::sorted() const {
     if (a.range.file != b.range.file) return a.range.file < b.range.file;
     return a.range.begin < b.range.begin;
   });
+  if (dropped_ > 0 && !out.empty()) {
+    out.back().notes.push_back({"kdt stopped listing diagnostics after " + std::to_string(diagnostics_.size()) + "; " +
+                                    std::to_string(dropped_) + " more are not shown",
+                                {}});
+  }
   return out;
 }
 

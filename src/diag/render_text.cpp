@@ -1,4 +1,5 @@
 // The clang-like text consumer.
+#include <algorithm>
 #include <sstream>
 
 #include "kdt/diag/render.h"
@@ -30,6 +31,9 @@ std::string pad_to(std::string_view line, size_t bytes) {
 
 class TextWriter {
  public:
+  static constexpr size_t kMaxLine = 240;  // longest source line shown whole
+  static constexpr size_t kContext = 80;   // bytes shown before the range in a long line
+
   TextWriter(const SourceManager& sources, bool color) : sources_(sources), color_(color) {}
 
   void diagnostic(const Diagnostic& d) {
@@ -76,10 +80,26 @@ class TextWriter {
     LineColumn start = sources_.position(range.file, range.begin);
     LineColumn finish = sources_.position(range.file, range.end);
     std::string_view line = sources_.line_text(range.file, start.line);
-    out_ << line << '\n';
     size_t from = start.byte_column - 1;
     size_t to = finish.line == start.line ? finish.byte_column - 1 : line.size();
-    out_ << pad_to(line, from);
+    // A very long line (generated code, one huge literal) is shown as a
+    // window around the range, cut at UTF-8 boundaries and marked with `...`.
+    std::string lead;
+    if (line.size() > kMaxLine) {
+      size_t lo = from > kContext ? from - kContext : 0;
+      size_t hi = std::min(line.size(), lo + kMaxLine);
+      while (lo > 0 && (static_cast<unsigned char>(line[lo]) & 0xC0) == 0x80) --lo;
+      while (hi < line.size() && (static_cast<unsigned char>(line[hi]) & 0xC0) == 0x80) ++hi;
+      if (lo > 0) lead = "...";
+      std::string_view shown = line.substr(lo, hi - lo);
+      out_ << lead << shown << (hi < line.size() ? "..." : "") << '\n';
+      from -= lo;
+      to = std::min(std::max(to, lo), hi) - lo;
+      line = shown;
+    } else {
+      out_ << line << '\n';
+    }
+    out_ << std::string(lead.size(), ' ') << pad_to(line, from);
     if (color_) out_ << "\x1b[1;32m";
     out_ << '^';
     std::string tildes = pad_to(line.substr(std::min(from + 1, line.size())),

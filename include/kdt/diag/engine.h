@@ -33,6 +33,11 @@ class DiagnosticEngine {
 
   void set_warnings_as_errors(bool on) { warnings_as_errors_ = on; }
   void set_ignore_warnings(bool on) { ignore_warnings_ = on; }
+  // At most this many diagnostics are kept (hostile or generated input can
+  // produce one per token); the rest are counted, and sorted() says so in a
+  // note on the last one. Errors are counted either way.
+  void set_max_diagnostics(size_t n) { max_diagnostics_ = n; }
+  size_t dropped() const { return dropped_; }
 
   bool has_errors() const { return error_count_ > 0; }
   size_t error_count() const { return error_count_; }
@@ -48,6 +53,8 @@ class DiagnosticEngine {
   size_t error_count_ = 0;
   bool warnings_as_errors_ = false;
   bool ignore_warnings_ = false;
+  size_t max_diagnostics_ = 1000;
+  size_t dropped_ = 0;
 };
 
 }  // namespace kdt
