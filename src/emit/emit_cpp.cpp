@@ -598,7 +598,14 @@ class KernelEmitter {
 
   // Dynamic starts of a load are evaluated (and checked) once, before the loop.
   void prepare_view(const Expr& e) {
-    const ir::View& v = *e.view;
+    std::vector<std::string> starts = view_starts(*e.view, e.mask != nullptr);
+    view_starts_[&e] = starts;
+  }
+
+  // Evaluates the dynamic starts of a view into named temporaries (checked
+  // against the ref unless the access is masked: masked-off elements may lie
+  // outside the ref, so masked accesses check element by element instead).
+  std::vector<std::string> view_starts(const ir::View& v, bool masked) {
     const Shape& rs = k_.refs[v.ref].shape;
     std::vector<std::string> starts;
     for (size_t d = 0; d < v.dims.size(); ++d) {
@@ -609,16 +616,14 @@ class KernelEmitter {
       }
       std::string name = fresh("start");
       std::string value = "static_cast<int64_t>(" + scalar(*dim.start) + ")";
-      // Masked accesses check element by element instead (masked-off
-      // elements may lie outside the ref).
-      if (options_.checks && !e.mask) {
+      if (options_.checks && !masked) {
         value = "kdt_rt::checked_index(" + value + ", " + std::to_string(dim.size) + ", " + std::to_string(rs[d]) + ", " +
                 loc(dim.start->range) + ", \"index\")";
       }
       w_.line("const int64_t " + name + " = " + value + ";");
       starts.push_back(name);
     }
-    view_starts_[&e] = starts;
+    return starts;
   }
 
   // Offset of element (ctx) of a view with prepared starts.
@@ -934,24 +939,7 @@ class KernelEmitter {
     // Evaluate the value first (it may read the destination).
     prepare(*s.value);
     if (s.mask) prepare(*s.mask);
-    // Starts of the destination, checked unless masked.
-    const Shape& rs = k_.refs[v.ref].shape;
-    std::vector<std::string> starts;
-    for (size_t d = 0; d < v.dims.size(); ++d) {
-      const ir::ViewDim& dim = v.dims[d];
-      if (!dim.start) {
-        starts.push_back(std::to_string(dim.static_start));
-        continue;
-      }
-      std::string name = fresh("start");
-      std::string value = "static_cast<int64_t>(" + scalar(*dim.start) + ")";
-      if (options_.checks && !s.mask) {
-        value = "kdt_rt::checked_index(" + value + ", " + std::to_string(dim.size) + ", " + std::to_string(rs[d]) + ", " +
-                loc(dim.start->range) + ", \"index\")";
-      }
-      w_.line("const int64_t " + name + " = " + value + ";");
-      starts.push_back(name);
-    }
+    std::vector<std::string> starts = view_starts(v, s.mask != nullptr);
     // A value that reads the destination must be computed in full before
     // any element is written.
     std::string value_array;

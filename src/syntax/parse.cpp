@@ -31,8 +31,16 @@ void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::Toke
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[offset]));
     return std::string(hex);
   };
+  // Stray characters: 0 an invalid UTF-8 byte, 1 a control character, 2 anything else.
+  auto category = [&](const Token* t) {
+    SourceRange r = ranges.of(t);
+    unsigned char byte = static_cast<unsigned char>(text[r.begin]);
+    if (std::binary_search(decoded.invalid_bytes.begin(), decoded.invalid_bytes.end(), r.begin)) return 0;
+    return byte < 0x20 || byte == 0x7F ? 1 : 2;
+  };
   const Token* previous = nullptr;  // the last token on the default channel
-  for (Token* t : tokens) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    Token* t = tokens[i];
     SourceRange r = ranges.of(t);
     if (t->getType() == KDLexer::STRING || t->getType() == KDLexer::UNTERMINATED_STRING) {
       // Template strings reach the emitted code: they must be valid UTF-8.
@@ -54,21 +62,39 @@ void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::Toke
                      "unterminated block comment; `/*` has no matching `*/`");
         break;
       default: {
-        bool invalid_utf8 = std::binary_search(decoded.invalid_bytes.begin(), decoded.invalid_bytes.end(), r.begin);
         unsigned char byte = static_cast<unsigned char>(text[r.begin]);
         SourceRange before = ranges.of(previous);
-        if (invalid_utf8) {
-          diags.report(DiagCode::Syntax, SourceRange{r.file, r.begin, r.begin + 1}, "invalid UTF-8 byte " + hex_byte(r.begin));
-        } else if (byte < 0x20 || byte == 0x7F) {
-          diags.report(DiagCode::Syntax, r, "unexpected control character " + hex_byte(r.begin));
-        } else if (byte == '.' && previous && previous->getType() == KDLexer::INT && before.end == r.begin) {
+        if (byte == '.' && previous && previous->getType() == KDLexer::INT && before.end == r.begin) {
           // `1.`: the lexer stops before a `.` with no digit after it.
           diags.report(DiagCode::Syntax, SourceRange{r.file, before.begin, r.end},
                        "`" + previous->getText() + ".` is not a number; a `.` needs digits on both sides (write `" +
                            previous->getText() + ".0`)");
-        } else {
-          diags.report(DiagCode::Syntax, r, "unexpected character `" + t->getText() + "`");
+          break;
         }
+        // A run of adjacent stray characters of one kind is one diagnostic
+        // (`café` as a name, a Latin-1 word, a binary file).
+        int kind = category(t);
+        size_t last = i;
+        while (last + 1 < tokens.size() && tokens[last + 1]->getType() == KDLexer::ERROR_CHAR &&
+               ranges.of(tokens[last + 1]).begin == ranges.of(tokens[last]).end && category(tokens[last + 1]) == kind) {
+          ++last;
+        }
+        SourceRange run{r.file, r.begin, ranges.of(tokens[last]).end};
+        size_t count = last - i + 1;
+        if (kind == 2) {
+          // At most 8 characters in the message.
+          uint32_t shown_end = ranges.of(tokens[std::min(last, i + 7)]).end;
+          std::string chars = text.substr(run.begin, shown_end - run.begin) + (shown_end < run.end ? "..." : "");
+          diags.report(DiagCode::Syntax, run, std::string(count == 1 ? "unexpected character `" : "unexpected characters `") +
+                                                  chars + "`");
+        } else {
+          std::string bytes;
+          for (size_t k = 0; k < count && k < 4; ++k) bytes += " " + hex_byte(run.begin + static_cast<uint32_t>(k));
+          if (count > 4) bytes += " ...";
+          std::string what = kind == 0 ? "invalid UTF-8 byte" : "unexpected control character";
+          diags.report(DiagCode::Syntax, run, what + (count == 1 ? "" : "s") + bytes);
+        }
+        i = last;
       }
     }
   }
