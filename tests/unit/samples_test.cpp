@@ -1,0 +1,63 @@
+// Every sample checks clean through the binary, and `--emit=ast` of two
+// samples matches its golden file (KDT_UPDATE_GOLDENS=1 rewrites them).
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs kdt from the source directory so that paths in the output are relative.
+kdt::test::RunResult run_in_source(const std::string& args) {
+  return kdt::test::run_kdt("--color=never " + args);
+}
+
+void golden(const std::string& sample, const std::string& emit, const std::string& golden_name) {
+  kdt::test::TempDir tmp;
+  std::string cmd = "cd " + kdt::test::shell_quote(kdt::test::source_dir()) + " && " +
+                    kdt::test::shell_quote(kdt::test::kdt_binary()) + " --emit=" + emit + " samples/" + sample +
+                    " > " + tmp.file("out") + " 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::string actual = kdt::test::read_text(tmp.file("out"));
+  std::string path = kdt::test::source_dir() + "/tests/golden/" + golden_name;
+  const char* update = std::getenv("KDT_UPDATE_GOLDENS");
+  if (update && std::string(update) == "1") {
+    kdt::test::write_text(path, actual);
+    return;
+  }
+  REQUIRE_MESSAGE(fs::exists(path), "missing golden " << path << " (run with KDT_UPDATE_GOLDENS=1)");
+  CHECK_MESSAGE(actual == kdt::test::read_text(path),
+                "output of --emit=" << emit << " for " << sample << " differs from " << path
+                                    << "; if intended, regenerate with KDT_UPDATE_GOLDENS=1 and review `git diff`");
+}
+
+}  // namespace
+
+TEST_SUITE("samples") {
+  TEST_CASE("every sample checks clean") {
+    int count = 0;
+    for (const auto& entry : fs::directory_iterator(kdt::test::source_dir() + "/samples")) {
+      if (entry.path().extension() != ".kd") continue;
+      ++count;
+      kdt::test::RunResult r = run_in_source(kdt::test::shell_quote(entry.path().string()));
+      CAPTURE(entry.path().string());
+      CHECK(r.status == 0);
+      CHECK(r.err.empty());
+    }
+    CHECK(count >= 8);
+  }
+
+  TEST_CASE("golden --emit=ast") {
+    golden("accumulate_blocks.kd", "ast", "accumulate_blocks.ast.json");
+    golden("ragged_edge.kd", "ast", "ragged_edge.ast.json");
+  }
+
+  TEST_CASE("golden --emit=discharged-ir") {
+    golden("accumulate_blocks.kd", "discharged-ir", "accumulate_blocks.discharged-ir");
+    golden("partial_accumulate.kd", "discharged-ir", "partial_accumulate.discharged-ir");
+    golden("ptx_fallback.kd", "discharged-ir", "ptx_fallback.discharged-ir");
+  }
+}
