@@ -248,8 +248,39 @@ class AstJson {
 
 }  // namespace
 
+namespace {
+
+// nlohmann's dump(1) indents every level, which makes the output of a deep
+// tree (a 100,000-term `a + a + ...`) quadratic in size. This writes the same
+// text for the first kMaxIndentDepth levels and nests deeper subtrees compactly.
+constexpr int kMaxIndentDepth = 64;
+
+std::string compact(const ordered_json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+void write_json(const ordered_json& j, int depth, std::string& out) {
+  if (!j.is_structured() || j.empty() || depth >= kMaxIndentDepth) {
+    out += compact(j);
+    return;
+  }
+  const std::string pad(static_cast<size_t>(depth) + 1, ' ');
+  out += j.is_object() ? "{\n" : "[\n";
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out += ",\n";
+    first = false;
+    out += pad;
+    if (j.is_object()) out += compact(ordered_json(it.key())) + ": ";
+    write_json(it.value(), depth + 1, out);
+  }
+  out += "\n" + std::string(static_cast<size_t>(depth), ' ') + (j.is_object() ? "}" : "]");
+}
+
+}  // namespace
+
 std::string ast_to_json(const ast::Module& module, const SourceManager& sources) {
-  return AstJson(sources).module(module).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string out;
+  write_json(AstJson(sources).module(module), 0, out);
+  return out + "\n";
 }
 
 }  // namespace kdt
