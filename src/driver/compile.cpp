@@ -60,8 +60,10 @@ void emit_diagnostics(const Options& options, const std::vector<Diagnostic>& dia
   std::cerr.flush();
 }
 
-int usage_error(const Options& options, const std::string& message) {
+int usage_error(const Options& options, const std::string& message, const std::vector<Diagnostic>& diags,
+                const SourceManager* sources) {
   if (options.diag_format == DiagFormat::Text) {
+    if (sources) emit_diagnostics(options, diags, *sources);
     std::cerr << "kdt: error: " << message << "\n";
     return 2;
   }
@@ -70,13 +72,18 @@ int usage_error(const Options& options, const std::string& message) {
   nlohmann::json error = {{"kind", "error"}, {"message", message}, {"code", "command-line"},
                           {"locations", nlohmann::json::array()}, {"children", nlohmann::json::array()}};
   std::string text;
-  if (options.diag_format == DiagFormat::Json) {
+  nlohmann::json result = {{"ruleId", "command-line"}, {"level", "error"}, {"message", {{"text", message}}}};
+  if (sources) {
+    // One document: the diagnostics found so far, then the command-line error.
+    nlohmann::json doc = nlohmann::json::parse(render(options.diag_format, diags, *sources, false));
+    if (options.diag_format == DiagFormat::Json) doc.push_back(error);
+    else doc["runs"][0]["results"].push_back(result);
+    text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else if (options.diag_format == DiagFormat::Json) {
     text = nlohmann::json::array({error}).dump(2) + "\n";
   } else {
     text = nlohmann::json{{"version", "2.1.0"},
-                          {"runs",
-                           {{{"tool", {{"driver", {{"name", "kdt"}}}}},
-                             {"results", {{{"ruleId", "command-line"}, {"level", "error"}, {"message", {{"text", message}}}}}}}}}}
+                          {"runs", {{{"tool", {{"driver", {{"name", "kdt"}}}}}, {"results", {result}}}}}}
                .dump(2) + "\n";
   }
   if (!options.diag_file.empty() && write_output(options.diag_file, text).empty()) return 2;
@@ -91,16 +98,14 @@ int run_transpile(const Options& options) {
   std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
   if (!c->io_error.empty()) return usage_error(options, c->io_error);
   if (c->ok && !c->program.unused_defines.empty()) {
-    emit_diagnostics(options, c->diags.sorted(), c->sources);
     return usage_error(options, "-D " + c->program.unused_defines.front() + ": no `const " +
-                                    c->program.unused_defines.front() + "` in the program");
+                                    c->program.unused_defines.front() + "` in the program", c->diags.sorted(), &c->sources);
   }
   if (c->ok && !options.kernel.empty()) {
     bool found = false;
     for (const ast::Kernel* k : c->program.kernels) found = found || k->name.text == options.kernel;
     if (!found) {
-      emit_diagnostics(options, c->diags.sorted(), c->sources);
-      return usage_error(options, "--kernel " + options.kernel + ": no such kernel in the program");
+      return usage_error(options, "--kernel " + options.kernel + ": no such kernel in the program", c->diags.sorted(), &c->sources);
     }
   }
   std::string output;
@@ -130,24 +135,33 @@ int run_transpile(const Options& options) {
         break;
       }
       default: {
-        emit_diagnostics(options, c->diags.sorted(), c->sources);
         static const char* const names[] = {"check", "ast", "ir", "discharged-ir", "cpp", "cuda", "ptx"};
-        return usage_error(options, std::string("--emit=") + names[static_cast<int>(options.emit)] +
-                                        " is not available in this version of kdt");
+        return usage_error(options,
+                           std::string("--emit=") + names[static_cast<int>(options.emit)] +
+                               " is not available in this version of kdt",
+                           c->diags.sorted(), &c->sources);
       }
     }
   }
-  emit_diagnostics(options, c->diags.sorted(), c->sources);
-  if (!c->ok || c->diags.has_errors()) return 1;
+  if (!c->ok || c->diags.has_errors()) {
+    emit_diagnostics(options, c->diags.sorted(), c->sources);
+    return 1;
+  }
+  // Diagnostics are written once, together with a write error if there is one.
   if (has_output) {
     std::string error = write_output(options.output, output);
-    if (!error.empty()) return usage_error(options, error);
+    if (!error.empty()) return usage_error(options, error, c->diags.sorted(), &c->sources);
   }
   if (options.write_depfile) {
     std::string target = !options.dep_target.empty() ? options.dep_target : options.output;
-    std::string error = write_output(options.depfile, make_depfile(target, c->files_read, options.phony_targets));
-    if (!error.empty()) return usage_error(options, error);
+    // Standard input is not a file Make could check.
+    std::vector<std::string> deps = c->files_read;
+    if (options.input == "-" && !deps.empty()) deps.erase(deps.begin());
+    std::string error = write_output(options.depfile, make_depfile(target, deps, options.phony_targets,
+                                                                   options.input != "-"));
+    if (!error.empty()) return usage_error(options, error, c->diags.sorted(), &c->sources);
   }
+  emit_diagnostics(options, c->diags.sorted(), c->sources);
   return 0;
 }
 

@@ -96,6 +96,13 @@ std::string help_text() {
        "       kdt run FILE.kd [OPTIONS]       emit C++, compile it and run it on .npy files\n"
        "       kdt lsp                         a Language Server Protocol server over stdio\n\n"
     << describe()
+    << "\nkdt run options (besides --kernel, -D, -I, --max-nesting, --no-checks, --dma-mode,\n"
+       "--program-order and the diagnostics options above):\n"
+       "  --input NAME=PATH.npy       a parameter's value from a .npy file (may be repeated)\n"
+       "  --input NAME=VALUE          a scalar parameter's value\n"
+       "  --output-dir DIR            where out/inout parameters are written (default .)\n"
+       "  --seed N                    seed for the parameters not given (default 0)\n"
+       "  --cxx COMPILER              the C++ compiler (default $CXX, else c++)\n"
     << "\nExit status: 0 success (warnings allowed), 1 errors in the input, 2 bad command line or\n"
        "unreadable file, 3 internal error. See man kdt(1) for every option and diagnostic code.\n";
   return s.str();
@@ -103,6 +110,23 @@ std::string help_text() {
 
 ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   ParseResult result;
+  // Errors in the command line itself are reported in the requested format,
+  // wherever --diagnostics-format and --diagnostics-file appear.
+  for (size_t i = 0; i < args.size(); ++i) {
+    for (const char* name : {"--diagnostics-format", "--diagnostics-file"}) {
+      std::string prefix = std::string(name) + "=";
+      std::string value;
+      if (args[i].rfind(prefix, 0) == 0) value = args[i].substr(prefix.size());
+      else if (args[i] == name && i + 1 < args.size()) value = args[i + 1];
+      else continue;
+      if (std::string(name) == "--diagnostics-format") {
+        if (value == "json") out.diag_format = DiagFormat::Json;
+        else if (value == "sarif") out.diag_format = DiagFormat::Sarif;
+      } else {
+        out.diag_file = value;
+      }
+    }
+  }
   po::options_description desc = describe();
   po::positional_options_description positional;
   positional.add("input", 1);

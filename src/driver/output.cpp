@@ -97,12 +97,13 @@ std::string write_output(const std::string& path, const std::string& content) {
   return "";
 }
 
-std::string make_depfile(const std::string& target, const std::vector<std::string>& deps, bool phony_targets) {
+std::string make_depfile(const std::string& target, const std::vector<std::string>& deps, bool phony_targets,
+                         bool first_is_main) {
   std::string out = escape_make(target) + ":";
   for (const std::string& d : deps) out += " \\\n  " + escape_make(d);
   out += "\n";
   if (phony_targets) {
-    for (size_t i = 1; i < deps.size(); ++i) out += "\n" + escape_make(deps[i]) + ":\n";
+    for (size_t i = first_is_main ? 1 : 0; i < deps.size(); ++i) out += "\n" + escape_make(deps[i]) + ":\n";
   }
   return out;
 }

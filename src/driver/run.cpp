@@ -166,19 +166,22 @@ int run_main(const std::vector<std::string>& args) {
     emit_diagnostics(common, c->diags.sorted(), c->sources);
     return status;
   };
+  // A command-line or environment error, in one document with the
+  // diagnostics found so far.
+  auto fail_usage = [&](const std::string& message) {
+    return usage_error(common, message, c->diags.sorted(), &c->sources);
+  };
   if (!c->ok) return finish(1);
   std::string kernel = common.kernel;
   if (kernel.empty()) {
     if (c->program.kernels.empty()) {
-      emit_diagnostics(common, c->diags.sorted(), c->sources);
-      return usage_error(common, "the program has no kernel to run");
+      return fail_usage("the program has no kernel to run");
     }
     kernel = c->program.kernels.front()->name.text;
   }
   ir::Module module = lower_program(c->program, kernel);
   if (module.kernels.empty()) {
-    emit_diagnostics(common, c->diags.sorted(), c->sources);
-    return usage_error(common, "--kernel " + kernel + ": no such kernel in the program");
+    return fail_usage("--kernel " + kernel + ": no such kernel in the program");
   }
   if (!discharge_module(module, c->diags)) return finish(1);
   CppEmitOptions cpp;
@@ -203,21 +206,20 @@ int run_main(const std::vector<std::string>& args) {
   std::error_code ec;
   if (!fs::exists(binary, ec)) {
     fs::create_directories(dir, ec);
-    if (ec) return usage_error(common, "cannot create the cache directory " + dir.string() + ": " + ec.message());
+    if (ec) return fail_usage("cannot create the cache directory " + dir.string() + ": " + ec.message());
     std::string cpp_path = (dir / "kernel.cpp").string();
     std::string write_error = write_output(cpp_path, source);
-    if (!write_error.empty()) return usage_error(common, write_error);
+    if (!write_error.empty()) return fail_usage(write_error);
     std::string tmp_binary = (dir / ("kernel.tmp." + std::to_string(::getpid()))).string();
     std::string log = (dir / "compile.log").string();
     int status = shell(quote(cxx) + " " + flags + " -o " + quote(tmp_binary) + " " + quote(cpp_path) + " >" + quote(log) +
                        " 2>&1");
     if (status != 0) {
-      emit_diagnostics(common, c->diags.sorted(), c->sources);
       std::cerr << read_file(log);
-      return usage_error(common, "the C++ compiler `" + cxx + "` failed on the emitted code (" + cpp_path + ")");
+      return fail_usage("the C++ compiler `" + cxx + "` failed on the emitted code (" + cpp_path + ")");
     }
     fs::rename(tmp_binary, binary, ec);
-    if (ec) return usage_error(common, "cannot place the compiled kernel in the cache: " + ec.message());
+    if (ec) return fail_usage("cannot place the compiled kernel in the cache: " + ec.message());
   }
 
   fs::create_directories(options.output_dir, ec);
@@ -240,11 +242,10 @@ int run_main(const std::vector<std::string>& args) {
     return finish(1);
   }
   if (status != 0) {
-    emit_diagnostics(common, c->diags.sorted(), c->sources);
     std::string message = harness_err;
     while (!message.empty() && message.back() == '\n') message.pop_back();
     if (message.rfind("error: ", 0) == 0) message = message.substr(7);
-    return usage_error(common, message.empty() ? "the kernel exited with status " + std::to_string(status) : message);
+    return fail_usage(message.empty() ? "the kernel exited with status " + std::to_string(status) : message);
   }
   emit_diagnostics(common, c->diags.sorted(), c->sources);
   // The summary: stderr in text mode, stdout for json and sarif.

@@ -15,9 +15,17 @@ FileId SourceManager::add(std::string path, std::string text) {
   file.path = std::move(path);
   file.text = std::move(text);
   file.line_starts.push_back(0);
+  bool ascii = true;
   for (uint32_t i = 0; i < file.text.size(); ++i) {
-    if (file.text[i] == '\n') file.line_starts.push_back(i + 1);
+    if (file.text[i] == '\n') {
+      file.line_starts.push_back(i + 1);
+      file.ascii_lines.push_back(ascii);
+      ascii = true;
+    } else if (static_cast<unsigned char>(file.text[i]) >= 0x80) {
+      ascii = false;
+    }
   }
+  file.ascii_lines.push_back(ascii);
   files_.push_back(std::move(file));
   return static_cast<FileId>(files_.size());
 }
@@ -45,6 +53,11 @@ LineColumn SourceManager::position(FileId id, uint32_t offset) const {
   LineColumn lc;
   lc.line = line_index + 1;
   lc.byte_column = offset - start + 1;
+  if (f.ascii_lines[line_index]) {
+    // The common case, and linear time for very long generated lines.
+    lc.column = lc.utf16_column = lc.byte_column;
+    return lc;
+  }
   uint32_t i = start;
   while (i < offset) {
     unsigned n = utf8_length(static_cast<unsigned char>(f.text[i]));

@@ -20,7 +20,14 @@ class AstJson {
     return {{"file", sources_.file(r.file).path}, {"start", {a.line, a.column}}, {"end", {b.line, b.column}}};
   }
 
-  ordered_json node(const char* kind, SourceRange r) const { return {{"kind", kind}, {"range", range(r)}}; }
+  ordered_json node(const char* kind, SourceRange r) const {
+    ordered_json j = {{"kind", kind}, {"range", range(r)}};
+    // An ordered_map's entries (pair<const string, json>) are copied, not
+    // moved, when it grows: room for every key up front keeps a deep tree
+    // from being copied once per level.
+    j.get_ref<ordered_json::object_t&>().reserve(12);
+    return j;
+  }
 
   ordered_json name(const ast::Name& n) const { return {{"text", n.text}, {"range", range(n.range)}}; }
 

@@ -35,6 +35,9 @@ int run_transpile(const Options& options);
 void emit_diagnostics(const Options& options, const std::vector<Diagnostic>& diags, const SourceManager& sources);
 
 // A command-line error (exit status 2), as text or as a valid JSON/SARIF document.
-int usage_error(const Options& options, const std::string& message);
+// `diags` (with `sources`) are diagnostics found before the error; they go
+// into the same document.
+int usage_error(const Options& options, const std::string& message, const std::vector<Diagnostic>& diags = {},
+                const SourceManager* sources = nullptr);
 
 }  // namespace kdt

@@ -13,7 +13,10 @@ namespace kdt {
 std::string write_output(const std::string& path, const std::string& content);
 
 // A Make-syntax depfile (GCC's escaping of spaces, `$` and `#`).
-std::string make_depfile(const std::string& target, const std::vector<std::string>& deps, bool phony_targets);
+// With `phony_targets`, every dependency but the main file (`deps[0]` when
+// `first_is_main`) gets an empty rule, like GCC's -MP.
+std::string make_depfile(const std::string& target, const std::vector<std::string>& deps, bool phony_targets,
+                         bool first_is_main = true);
 
 // Whether two paths name the same existing file.
 bool same_file(const std::string& a, const std::string& b);

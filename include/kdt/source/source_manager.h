@@ -35,6 +35,8 @@ struct SourceFile {
   std::string path;
   std::string text;
   std::vector<uint32_t> line_starts;
+  // Per line: only ASCII bytes, so columns equal byte columns (no scan).
+  std::vector<bool> ascii_lines;
 };
 
 class SourceManager {
