@@ -19,9 +19,10 @@ passed = 0
 
 
 def run(sample, inputs, extra=(), kernel=None):
-    """Runs kdt on SRC/samples/SAMPLE with INPUTS (name -> array or scalar)."""
+    """Runs kdt on SRC/samples/SAMPLE (or a path) with INPUTS (name -> array or scalar)."""
     tmp = tempfile.mkdtemp(prefix="kdt-e2e-")
-    args = [KDT, "run", os.path.join(SRC, "samples", sample), "--output-dir", tmp]
+    path = sample if os.path.isabs(sample) else os.path.join(SRC, "samples", sample)
+    args = [KDT, "run", path, "--output-dir", tmp]
     if kernel:
         args += ["--kernel", kernel]
     for name, value in inputs.items():
@@ -125,6 +126,18 @@ def reduction():
     check("reduction sums", o("sums"), x64.sum(axis=1).astype(np.float32), rtol=1e-4, atol=1e-3)
     check("reduction maxes", o("maxes"), x.max(axis=1))
     check("reduction mins", o("mins"), x.min(axis=1))
+
+
+@test
+def dma_modes_differ():
+    x = f32(64)
+    kd = os.path.abspath(os.path.join(SRC, "tests", "e2e", "dma_modes.kd"))
+    eager = run(kd, {"x": x}, ["--no-checks", "--dma-mode", "eager"])
+    on_wait = run(kd, {"x": x}, ["--no-checks", "--dma-mode", "on_wait"])
+    check("dma_modes eager: data moved at dma_start", eager("early"), x)
+    check("dma_modes on_wait: data moved at the wait", on_wait("early"), np.zeros(64, np.float32))
+    check("dma_modes eager late", eager("late"), x)
+    check("dma_modes on_wait late", on_wait("late"), x)
 
 
 print(f"{passed} passed, {len(failures)} failed")
