@@ -255,16 +255,16 @@ class KernelEmitter {
 
   void emit_leak_checks() {
     for (const ir::Semaphore& sem : k_.sems) {
-      w_.open("for (int64_t k = 0; k < " + std::to_string(sem.count) + "; ++k) {");
+      w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
       if (sem.kind == SemKind::Dma) {
-        w_.open("if (!s." + sem.name + "[k].in_flight.empty()) {");
+        w_.open("if (!s." + sem.name + "[k_].in_flight.empty()) {");
         w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name +
-                "[k].in_flight.front().loc, \"this DMA is never retired: the program ends with it in flight on `" +
+                "[k_].in_flight.front().loc, \"this DMA is never retired: the program ends with it in flight on `" +
                 sem.name + "`\");");
       } else {
-        w_.open("if (s." + sem.name + "[k].value != 0) {");
+        w_.open("if (s." + sem.name + "[k_].value != 0) {");
         w_.line("kdt_rt::fail(\"semaphore-leak\", " + loc(k_.range) + ", \"semaphore `" + sem.name +
-                "` is \" + std::to_string(s." + sem.name + "[k].value) + \" when the program ends; it must be back at 0\");");
+                "` is \" + std::to_string(s." + sem.name + "[k_].value) + \" when the program ends; it must be back at 0\");");
       }
       w_.close();
       w_.close();
@@ -311,8 +311,8 @@ class KernelEmitter {
         std::string lo = scalar(*s.lo), hi = scalar(*s.hi);
         std::string v = local_name(s.local);
         // A 64-bit counter: `i += step` never overflows near INT32_MAX.
-        w_.open("for (int64_t " + v + "_ = " + lo + "; " + v + "_ < " + hi + "; " + v + "_ += " + std::to_string(s.step) + ") {");
-        w_.line("const int32_t " + v + " = static_cast<int32_t>(" + v + "_);");
+        w_.open("for (int64_t " + v + "_it = " + lo + "; " + v + "_it < " + hi + "; " + v + "_it += " + std::to_string(s.step) + ") {");
+        w_.line("const int32_t " + v + " = static_cast<int32_t>(" + v + "_it);");
         w_.line("(void)" + v + ";");
         block(s.body);
         w_.close();
@@ -428,21 +428,21 @@ class KernelEmitter {
     } else {
       w_.line("if (" + sem + ".in_flight.empty()) return;");
     }
-    w_.line("kdt_rt::PendingDma d = " + sem + ".in_flight.front();");
+    w_.line("kdt_rt::PendingDma d_ = " + sem + ".in_flight.front();");
     w_.line(sem + ".in_flight.pop_front();");
     if (options_.checks) {
-      w_.open("if (d.bytes != " + std::to_string(s.bytes) + ") {");
-      w_.line("kdt_rt::RunError e{\"dma-wait-mismatch\", \"this wait is for " + std::to_string(s.bytes) +
-              " bytes, but the DMA it retires moves \" + std::to_string(d.bytes) + \" bytes\", " + loc(s.range) +
-              ", {{\"the DMA was started here\", d.loc}}};");
-      w_.line("throw kdt_rt::RunFailure{e};");
+      w_.open("if (d_.bytes != " + std::to_string(s.bytes) + ") {");
+      w_.line("kdt_rt::RunError e_{\"dma-wait-mismatch\", \"this wait is for " + std::to_string(s.bytes) +
+              " bytes, but the DMA it retires moves \" + std::to_string(d_.bytes) + \" bytes\", " + loc(s.range) +
+              ", {{\"the DMA was started here\", d_.loc}}};");
+      w_.line("throw kdt_rt::RunFailure{e_};");
       w_.close();
     }
     // on_wait: the data moves now, at the wait that retires the DMA.
-    w_.open("if (!d.landed) {");
-    w_.open("switch (d.site) {");
+    w_.open("if (!d_.landed) {");
+    w_.open("switch (d_.site) {");
     for (size_t id = 0; id < k_.dmas.size(); ++id) {
-      w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(p, s, d.starts); break;");
+      w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(p, s, d_.starts); break;");
     }
     w_.line("default: break;");
     w_.close();
@@ -814,13 +814,13 @@ class KernelEmitter {
         if (e.index < 0) {
           std::string xs0 = xs.empty() ? src : src + "[0]";
           w_.open("{");
-          w_.line(acc_t + " acc = " + (sum ? acc_t + "{}" : value(xs0)) + ";");
+          w_.line(acc_t + " acc_ = " + (sum ? acc_t + "{}" : value(xs0)) + ";");
           if (!xs.empty()) {
-            w_.line("for (int64_t j = " + std::string(sum ? "0" : "1") + "; j < " + std::to_string(count_of(xs)) +
-                    "; ++j) acc = " + combine("acc", value(src + "[j]")) + ";");
+            w_.line("for (int64_t j_ = " + std::string(sum ? "0" : "1") + "; j_ < " + std::to_string(count_of(xs)) +
+                    "; ++j_) acc_ = " + combine("acc_", value(src + "[j_]")) + ";");
           }
-          if (shape.empty()) w_.line(name + " = " + finish("acc") + ";");
-          else w_.line("for (int64_t j = 0; j < " + std::to_string(n) + "; ++j) " + name + "[j] = " + finish("acc") + ";");
+          if (shape.empty()) w_.line(name + " = " + finish("acc_") + ";");
+          else w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(n) + "; ++j_) " + name + "[j_] = " + finish("acc_") + ";");
           w_.close();
         } else {
           size_t axis = static_cast<size_t>(e.index);
@@ -828,14 +828,14 @@ class KernelEmitter {
           for (size_t d = 0; d < axis; ++d) outer *= xs[d];
           for (size_t d = axis + 1; d < xs.size(); ++d) inner *= xs[d];
           int64_t len = xs[axis];
-          std::string dst = shape.empty() ? name : name + "[o * " + std::to_string(inner) + " + in]";
-          w_.open("for (int64_t o = 0; o < " + std::to_string(outer) + "; ++o) {");
-          w_.open("for (int64_t in = 0; in < " + std::to_string(inner) + "; ++in) {");
-          std::string first = src + "[o * " + std::to_string(len * inner) + " + in]";
-          w_.line(acc_t + " acc = " + (sum ? acc_t + "{}" : value(first)) + ";");
-          w_.line("for (int64_t r = " + std::string(sum ? "0" : "1") + "; r < " + std::to_string(len) + "; ++r) acc = " +
-                  combine("acc", value(src + "[o * " + std::to_string(len * inner) + " + r * " + std::to_string(inner) + " + in]")) + ";");
-          w_.line(dst + " = " + finish("acc") + ";");
+          std::string dst = shape.empty() ? name : name + "[o_ * " + std::to_string(inner) + " + in_]";
+          w_.open("for (int64_t o_ = 0; o_ < " + std::to_string(outer) + "; ++o_) {");
+          w_.open("for (int64_t in_ = 0; in_ < " + std::to_string(inner) + "; ++in_) {");
+          std::string first = src + "[o_ * " + std::to_string(len * inner) + " + in_]";
+          w_.line(acc_t + " acc_ = " + (sum ? acc_t + "{}" : value(first)) + ";");
+          w_.line("for (int64_t r_ = " + std::string(sum ? "0" : "1") + "; r_ < " + std::to_string(len) + "; ++r_) acc_ = " +
+                  combine("acc_", value(src + "[o_ * " + std::to_string(len * inner) + " + r_ * " + std::to_string(inner) + " + in_]")) + ";");
+          w_.line(dst + " = " + finish("acc_") + ";");
           w_.close();
           w_.close();
         }
@@ -855,14 +855,14 @@ class KernelEmitter {
         declare();
         // i-k-j order: the inner loop runs along rows of B and C, contiguous
         // and vectorisable; products and sums stay separate operations.
-        w_.line("for (int64_t j = 0; j < " + std::to_string(M * N) + "; ++j) " + name + "[j] = " + acc_t + "{};");
-        w_.open("for (int64_t i = 0; i < " + std::to_string(M) + "; ++i) {");
-        w_.open("for (int64_t k = 0; k < " + std::to_string(K) + "; ++k) {");
-        w_.line("const " + acc_t + " a = " + widen(ap + "[i * " + std::to_string(K) + " + k]") + ";");
-        w_.line(acc_t + "* c = " + name + " + i * " + std::to_string(N) + ";");
-        w_.line("const auto* b = " + bp + " + k * " + std::to_string(N) + ";");
-        w_.line("for (int64_t j = 0; j < " + std::to_string(N) + "; ++j) c[j] = kdt_rt::op_add(c[j], kdt_rt::op_mul(a, " +
-                widen("b[j]") + "));");
+        w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(M * N) + "; ++j_) " + name + "[j_] = " + acc_t + "{};");
+        w_.open("for (int64_t i_ = 0; i_ < " + std::to_string(M) + "; ++i_) {");
+        w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(K) + "; ++k_) {");
+        w_.line("const " + acc_t + " a_ = " + widen(ap + "[i_ * " + std::to_string(K) + " + k_]") + ";");
+        w_.line(acc_t + "* c_ = " + name + " + i_ * " + std::to_string(N) + ";");
+        w_.line("const auto* b_ = " + bp + " + k_ * " + std::to_string(N) + ";");
+        w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(N) + "; ++j_) c_[j_] = kdt_rt::op_add(c_[j_], kdt_rt::op_mul(a_, " +
+                widen("b_[j_]") + "));");
         w_.close();
         w_.close();
         break;
@@ -871,8 +871,8 @@ class KernelEmitter {
         std::string src = materialize_array(*e.operands[0]);
         int64_t R = e.operands[0]->type.shape[0], C = e.operands[0]->type.shape[1];
         declare();
-        w_.line("for (int64_t r = 0; r < " + std::to_string(R) + "; ++r) for (int64_t c = 0; c < " + std::to_string(C) +
-                "; ++c) " + name + "[c * " + std::to_string(R) + " + r] = " + src + "[r * " + std::to_string(C) + " + c];");
+        w_.line("for (int64_t r_ = 0; r_ < " + std::to_string(R) + "; ++r_) for (int64_t c_ = 0; c_ < " + std::to_string(C) +
+                "; ++c_) " + name + "[c_ * " + std::to_string(R) + " + r_] = " + src + "[r_ * " + std::to_string(C) + " + c_];");
         break;
       }
       case ExprKind::Reshape: {

@@ -57,8 +57,7 @@ class Lowerer {
   // from the start, so KD names keep their spelling unless they collide.
   static bool reserved(const std::string& name) {
     static const std::set<std::string> words = {
-        "p", "s", "options", "state", "error", "flat", "sem", "acc", "a", "b", "c", "d", "e", "i", "j", "k", "o",
-        "in", "r", "src", "dst", "starts", "args", "main", "std", "kdt_rt", "kdt_kernels", "alignas", "alignof",
+        "p", "s", "options", "std", "kdt_rt", "kdt_kernels", "alignas", "alignof",
         "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "class",
         "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default", "delete", "do", "double",
         "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
@@ -74,7 +73,9 @@ class Lowerer {
       size_t n = std::strlen(prefix);
       if (name.size() > n && name.compare(0, n, prefix) == 0 && std::isdigit(static_cast<unsigned char>(name[n]))) return true;
     }
-    return name.size() > 1 && name.back() == '_';
+    // Emitter locals end in `_`; loop counters in `_it`.
+    return (name.size() > 1 && name.back() == '_') ||
+           (name.size() > 3 && name.compare(name.size() - 3, 3, "_it") == 0);
   }
 
   std::string unique_name(const std::string& spelled) {

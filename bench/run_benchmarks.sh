@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Benchmarks of the interpretation path: kdt's emitted C++ (checks off and
+# on) against hand-written C++, side by side in one process, -O2.
+# Usage: bash bench/run_benchmarks.sh [BUILD_DIR]   (default build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+kdt=$build/kdt
+out=$build/bench
+mkdir -p "$out"
+cxx=${CXX:-c++}
+flags="-std=c++17 -O2 -ffp-contract=off"
+
+emit() {  # emit FLAGS... -> one C++ file with every benchmark kernel
+  local tmp
+  tmp=$(mktemp -d)
+  "$kdt" --emit=cpp "$@" bench/kernels.kd -o "$tmp/a.cpp"
+  "$kdt" --emit=cpp "$@" samples/matmul.kd -o "$tmp/b.cpp"
+  "$kdt" --emit=cpp "$@" samples/softmax.kd -o "$tmp/c.cpp"
+  cat "$tmp/a.cpp" "$tmp/b.cpp" "$tmp/c.cpp"
+  rm -rf "$tmp"
+}
+emit --no-checks > "$out/emitted_unchecked.cpp"
+# The checked build lives in its own namespace so both link into one program.
+emit | sed 's/kdt_kernels/kdt_checked/g' > "$out/emitted_checked.cpp"
+$cxx $flags -I"$out" bench/bench_main.cpp -o "$out/bench"
+echo "compiler: $($cxx --version | head -1); flags: $flags; $(nproc) cores"
+"$out/bench"
+
+# kdt run on a cache hit, against running the cached binary directly.
+mkdir -p "$out/run"
+"$kdt" run samples/accumulate_blocks.kd --output-dir "$out/run" 2>/dev/null
+cached=$(ls -t "${KDT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdt}"/*/kernel | head -1)
+t0=$(date +%s%N); for _ in 1 2 3 4 5 6 7 8 9 10; do "$kdt" run samples/accumulate_blocks.kd --output-dir "$out/run" 2>/dev/null; done; t1=$(date +%s%N)
+for _ in 1 2 3 4 5 6 7 8 9 10; do "$cached" --output-dir "$out/run" >/dev/null; done; t2=$(date +%s%N)
+echo "kdt run cache hit: $(( (t1 - t0) / 10000000 )) ms per run; cached binary alone: $(( (t2 - t1) / 10000000 )) ms per run"
