@@ -1,10 +1,12 @@
 # Writes OUTPUT: a C++ file defining kdt::kRuntimePrelude as the text of the
-# runtime headers (kdt_runtime.h then kdt_exec.h), so that emitted files are
+# runtime headers (kdt_runtime.h, kdt_exec.h, then kdt_ptx.h), so that emitted files are
 # self-contained and need no kdt installation.
 file(READ ${RUNTIME_H} runtime)
 file(READ ${EXEC_H} exec)
+file(READ ${PTX_H} ptx)
 string(REPLACE "#include \"kdt_runtime.h\"" "" exec "${exec}")
-set(text "${runtime}\n${exec}")
+string(REPLACE "#include \"kdt_runtime.h\"" "" ptx "${ptx}")
+set(text "${runtime}\n${exec}\n${ptx}")
 string(FIND "${text}" ")KDT_PRELUDE\"" clash)
 if(NOT clash EQUAL -1)
   message(FATAL_ERROR "the runtime headers contain the raw-string delimiter")

@@ -554,6 +554,7 @@ class KernelEmitter {
       case ExprKind::Cast:
       case ExprKind::Math:
       case ExprKind::Broadcast:
+      case ExprKind::PtxOp:
         for (const ir::ExprPtr& o : e.operands) {
           if (!flat_friendly(*o, shape)) return false;
         }
@@ -734,6 +735,11 @@ class KernelEmitter {
       }
       case ExprKind::Broadcast: return operand(0);
       case ExprKind::SemRead: return sem_ref(*e.sem) + ".value";
+      case ExprKind::PtxOp: {
+        std::string call = "kdt_rt::ptx::" + e.name + "(";
+        for (size_t i = 0; i < e.operands.size(); ++i) call += (i ? ", " : "") + operand(i);
+        return call + ")";
+      }
       case ExprKind::AsmOutput: return index_of(asm_outputs_.at(e.asm_id)[e.index], e.type.shape, ctx);
       default: return index_of(materialize(e), e.type.shape, ctx);
     }

@@ -149,6 +149,7 @@ class Printer {
       }
       case ExprKind::SemRead: return typed(e, "sem_read(" + sem(*e.sem) + ")");
       case ExprKind::AsmOutput: return typed(e, "asm#" + std::to_string(e.asm_id) + "." + std::to_string(e.index));
+      case ExprKind::PtxOp: return typed(e, "ptx." + e.name + "(" + args(e) + ")");
     }
     return "?";
   }

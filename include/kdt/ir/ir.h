@@ -88,6 +88,8 @@ enum class ExprKind {
   TileSlice,    // static indexing of a tile value: `tile_dims`
   SemRead,
   AsmOutput,    // output `index` of asm block `asm_id` (evaluated by an AsmStmt)
+  PtxOp,        // a translated PTX instruction: kdt_rt::ptx::`name`(operands...),
+                // exact to the PTX ISA (discharge/ptx_translate.cpp)
 };
 
 enum class UnaryOp { Neg, Not, BitNot };
