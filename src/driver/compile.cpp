@@ -10,6 +10,7 @@
 #include "kdt/discharge/discharge.h"
 #include "kdt/driver/output.h"
 #include "kdt/emit/emit_cpp.h"
+#include "kdt/emit/emit_cuda.h"
 #include "kdt/ir/lower.h"
 #include "kdt/syntax/ast_json.h"
 #include "kdt/syntax/parse.h"
@@ -134,12 +135,29 @@ int run_transpile(const Options& options) {
         has_output = true;
         break;
       }
-      default: {
-        static const char* const names[] = {"check", "ast", "ir", "discharged-ir", "cpp", "cuda", "ptx"};
-        return usage_error(options,
-                           std::string("--emit=") + names[static_cast<int>(options.emit)] +
-                               " is not available in this version of kdt",
-                           c->diags.sorted(), &c->sources);
+      case EmitKind::Cuda:
+      case EmitKind::Ptx: {
+        // The compiled path works on the IR before discharge: DMAs stay asynchronous.
+        ir::Module module = lower_program(c->program, options.kernel);
+        CudaEmitOptions cuda;
+        cuda.arch = options.arch;
+        cuda.threads = options.threads;
+        cuda.input_name = c->sources.file(1).path;
+        size_t errors = c->diags.error_count();
+        if (!emit_cuda(module, c->sources, cuda, c->diags, output)) {
+          if (c->diags.error_count() > errors) break;
+          return usage_error(options, "--emit=cuda is not available in this version of kdt", c->diags.sorted(),
+                             &c->sources);
+        }
+        if (options.emit == EmitKind::Ptx) {
+          std::string ptx, error;
+          if (!compile_to_ptx(output, options.arch, ptx, error)) {
+            return usage_error(options, error, c->diags.sorted(), &c->sources);
+          }
+          output = std::move(ptx);
+        }
+        has_output = true;
+        break;
       }
     }
   }
