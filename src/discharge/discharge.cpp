@@ -25,14 +25,6 @@ class Discharger {
   Discharger(ir::Kernel& k, DiagnosticEngine& diags) : k_(k), diags_(diags) {}
 
   bool run() {
-    if (k_.devices > 1) {
-      // Part 2 of the interpretation path (simulated devices) is not built yet.
-      diags_.report(DiagCode::UnsupportedDischarge, k_.range,
-                    "kernel `" + k_.name + "` runs on " + std::to_string(k_.devices) +
-                        " devices; the C++ path runs single-device kernels only in this version")
-          .note("use --emit=check, or the CUDA path once available");
-      return false;
-    }
     block(k_.body);
     for (ir::AsmBlock& a : k_.asms) {
       if (a.fallback) block(*a.fallback);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kdt/driver/compile.h"
+#include "kdt/driver/lsp.h"
 #include "kdt/driver/options.h"
 #include "kdt/driver/run.h"
 #include "kdt/version.h"
@@ -55,10 +56,7 @@ int dispatch(const std::vector<std::string>& args) {
   // Subcommands are recognised only as the first argument, so that
   // `kdt ./run` still transpiles a file named `run`.
   if (!args.empty() && args[0] == "run") return kdt::run_main({args.begin() + 1, args.end()});
-  if (!args.empty() && args[0] == "lsp") {
-    Options options;
-    return kdt::usage_error(options, "`kdt lsp` is not available in this version of kdt");
-  }
+  if (!args.empty() && args[0] == "lsp") return kdt::lsp_main({args.begin() + 1, args.end()});
   return transpile_main(args);
 }
 

@@ -106,6 +106,7 @@ class KernelEmitter {
   void emit_all() {
     emit_params_struct();
     emit_dma_sites();
+    emit_run_dma();
     emit_program();
     emit_launcher();
   }
@@ -152,15 +153,47 @@ class KernelEmitter {
       w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + s.name + "[" +
               std::to_string(s.count) + "];");
     }
-    w_.line("int64_t program[" + std::to_string(k_.grid.size()) + "];");
+    w_.line("int64_t program[" + std::to_string(k_.grid.size()) + "];  // program ids");
+    w_.line("int64_t flat = 0;  // flattened program index");
+    w_.close("};");
+    w_.line();
+    emit_launch_struct();
+  }
+
+  // The state of one launch: parameters per device and the program states
+  // of every (device, program), made when first touched (a remote DMA or
+  // signal may reach a program before it runs) and kept for the launch.
+  void emit_launch_struct() {
+    std::string n = k_.name;
+    w_.open("struct " + n + "_launch {");
+    w_.line("std::vector<" + n + "_params> params;  // one set per device");
+    w_.line("kdt_rt::RunOptions options;");
+    w_.line("kdt_rt::DeviceScheduler scheduler{" + std::to_string(k_.devices) + "};");
+    w_.line("std::vector<std::unique_ptr<" + n + "_program_state>> states = std::vector<std::unique_ptr<" + n +
+            "_program_state>>(" + std::to_string(k_.devices * count_of(k_.grid)) + ");");
+    w_.open(n + "_program_state& state(int device, int64_t flat) {");
+    w_.line("auto& slot = states[static_cast<size_t>(device) * " + std::to_string(count_of(k_.grid)) + " + static_cast<size_t>(flat)];");
+    w_.open("if (!slot) {");
+    w_.line("slot = std::make_unique<" + n + "_program_state>();");
+    w_.line("slot->flat = flat;");
+    int64_t stride = 1;
+    for (size_t d = k_.grid.size(); d-- > 0;) {
+      w_.line("slot->program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
+              std::to_string(k_.grid[d]) + ";");
+      stride *= k_.grid[d];
+    }
+    w_.close();
+    w_.line("return *slot;");
+    w_.close();
     w_.close("};");
     w_.line();
   }
 
-  // Pointer expression of a ref inside the program / copy routines.
-  std::string ref_base(int ref) const {
+  // Pointer expression of a ref: in the program `p.`/`s.`; in a DMA copy
+  // routine `sp.`/`ss.` (source side) or `dp.`/`ds.` (destination side).
+  std::string ref_base(int ref, const std::string& side = "") const {
     const ir::Ref& r = k_.refs[ref];
-    return r.is_param ? "p." + r.name : "s." + r.name;
+    return (r.is_param ? side + "p." : side + "s.") + r.name;
   }
 
   // ----- DMA copies -----------------------------------------------------------
@@ -184,11 +217,13 @@ class KernelEmitter {
       const ir::DmaSite& d = k_.dmas[id];
       w_.line("// DMA #" + std::to_string(id) + ": " + (d.add ? "dst += src" : "dst = src") + " over " +
               std::to_string(d.bytes) + " bytes.");
-      w_.open("static void " + k_.name + "_dma" + std::to_string(id) + "(const " + k_.name + "_params& p, " + k_.name +
-              "_program_state& s, const int64_t* starts) {");
-      w_.line("(void)p;");
-      w_.line("(void)s;");
-      w_.line("(void)starts;");
+      w_.open("static void " + k_.name + "_dma" + std::to_string(id) + "(" + k_.name + "_launch& L, const kdt_rt::DmaRecord& d) {");
+      w_.line("const " + k_.name + "_params& sp = L.params[static_cast<size_t>(d.src_device)];");
+      w_.line("const " + k_.name + "_params& dp = L.params[static_cast<size_t>(d.dst_device)];");
+      w_.line(k_.name + "_program_state& ss = L.state(d.src_device, d.program);");
+      w_.line(k_.name + "_program_state& ds = L.state(d.dst_device, d.program);");
+      w_.line("const int64_t* starts = d.starts;");
+      w_.line("(void)sp, (void)dp, (void)ss, (void)ds, (void)starts;");
       Shape shape = d.src.shape();
       size_t rank = shape.size();
       size_t tail = std::min(contiguous_tail(d.src, k_.refs[d.src.ref].shape),
@@ -203,8 +238,8 @@ class KernelEmitter {
       }
       for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
       int capture = 0;
-      std::string src = ref_base(d.src.ref) + " + " + view_offset(d.src, idx, capture);
-      std::string dst = ref_base(d.dst.ref) + " + " + view_offset(d.dst, idx, capture);
+      std::string src = ref_base(d.src.ref, "s") + " + " + view_offset(d.src, idx, capture);
+      std::string dst = ref_base(d.dst.ref, "d") + " + " + view_offset(d.dst, idx, capture);
       std::string T = ctype(d.dtype);
       if (d.add) {
         w_.line("const " + T + "* src = " + src + ";");
@@ -217,6 +252,20 @@ class KernelEmitter {
       w_.close();
       w_.line();
     }
+  }
+
+  // Moves the data of a started DMA (at its start or at the wait that retires it).
+  void emit_run_dma() {
+    w_.open("static void " + k_.name + "_run_dma(" + k_.name + "_launch& L, kdt_rt::DmaRecord& d) {");
+    w_.open("switch (d.site) {");
+    for (size_t id = 0; id < k_.dmas.size(); ++id) {
+      w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(L, d); break;");
+    }
+    w_.line("default: break;");
+    w_.close();
+    w_.line("d.landed = true;");
+    w_.close();
+    w_.line();
   }
 
   // Offset of a view element inside its ref. `idx` names the view-space
@@ -244,9 +293,11 @@ class KernelEmitter {
   // ----- the program body ------------------------------------------------------
   void emit_program() {
     w_.line("// One program of `" + k_.name + "`.");
-    w_.open("static void " + k_.name + "_program(const " + k_.name + "_params& p, " + k_.name +
-            "_program_state& s, const kdt_rt::RunOptions& options) {");
-    w_.line("(void)options;");
+    w_.open("static void " + k_.name + "_program(" + k_.name + "_launch& L, int device, " + k_.name +
+            "_program_state& s) {");
+    w_.line("const " + k_.name + "_params& p = L.params[static_cast<size_t>(device)];");
+    w_.line("const kdt_rt::RunOptions& options = L.options;");
+    w_.line("(void)p, (void)options;");
     block(k_.body);
     if (options_.checks) emit_leak_checks();
     w_.close();
@@ -259,7 +310,7 @@ class KernelEmitter {
       if (sem.kind == SemKind::Dma) {
         w_.open("if (!s." + sem.name + "[k_].in_flight.empty()) {");
         w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name +
-                "[k_].in_flight.front().loc, \"this DMA is never retired: the program ends with it in flight on `" +
+                "[k_].in_flight.front()->loc, \"this DMA is never retired: the program ends with it in flight on `" +
                 sem.name + "`\");");
       } else {
         w_.open("if (s." + sem.name + "[k_].value != 0) {");
@@ -275,7 +326,7 @@ class KernelEmitter {
     for (const ir::StmtPtr& s : b) stmt(*s);
   }
 
-  std::string sem_ref(const ir::SemRef& r) {
+  std::string sem_ref(const ir::SemRef& r, const std::string& state = "s") {
     const ir::Semaphore& sem = k_.sems[r.sem];
     std::string index = "0";
     if (r.index) {
@@ -283,7 +334,7 @@ class KernelEmitter {
       if (options_.checks) index = "kdt_rt::checked_index(" + index + ", 1, " + std::to_string(sem.count) + ", " +
                                    loc(r.index->range) + ", \"semaphore index\")";
     }
-    return "s." + sem.name + "[" + index + "]";
+    return state + "." + sem.name + "[" + index + "]";
   }
 
   void stmt(const ir::Stmt& s) {
@@ -293,7 +344,7 @@ class KernelEmitter {
         const ir::Local& l = k_.locals[s.local];
         if (l.type.shape.empty()) {
           std::string v = scalar(*s.value);
-          w_.line(std::string(l.mutable_ ? "" : "const ") + ctype(l.type.dtype) + " " + l.name + " = " + v + ";");
+          w_.line(std::string("[[maybe_unused]] ") + (l.mutable_ ? "" : "const ") + ctype(l.type.dtype) + " " + l.name + " = " + v + ";");
         } else {
           w_.line("alignas(64) " + ctype(l.type.dtype) + " " + l.name + "[" + std::to_string(count_of(l.type.shape)) + "];");
           store_tile(l.name, l.type.shape, *s.value);
@@ -312,8 +363,7 @@ class KernelEmitter {
         std::string v = local_name(s.local);
         // A 64-bit counter: `i += step` never overflows near INT32_MAX.
         w_.open("for (int64_t " + v + "_it = " + lo + "; " + v + "_it < " + hi + "; " + v + "_it += " + std::to_string(s.step) + ") {");
-        w_.line("const int32_t " + v + " = static_cast<int32_t>(" + v + "_it);");
-        w_.line("(void)" + v + ";");
+        w_.line("[[maybe_unused]] const int32_t " + v + " = static_cast<int32_t>(" + v + "_it);");
         block(s.body);
         w_.close();
         break;
@@ -335,27 +385,26 @@ class KernelEmitter {
       case ir::StmtKind::DmaIssue: dma_issue(s); break;
       case ir::StmtKind::DmaRetire: dma_retire(s); break;
       case ir::StmtKind::SemSignal: {
-        std::string sem = sem_ref(s.sem);
-        if (s.device && options_.checks) {
-          w_.line("if (" + scalar(*s.device) + " != 0) kdt_rt::fail(\"out-of-bounds\", " + loc(s.device->range) +
-                  ", \"device \" + std::to_string(" + scalar(*s.device) + ") + \" does not exist; the kernel runs on 1 device\");");
+        std::string state = "s";
+        if (s.device) {
+          // A remote signal reaches the same program on device `d`.
+          state = "L.state(kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
+                  loc(s.device->range) + "), s.flat)";
         }
-        w_.line(sem + ".value += " + scalar(*s.amount) + ";");
+        w_.line(sem_ref(s.sem, state) + ".value += " + scalar(*s.amount) + ";");
         break;
       }
       case ir::StmtKind::SemWait: {
         std::string sem = sem_ref(s.sem);
         std::string amount = scalar(*s.amount);
-        if (options_.checks) {
-          // One device runs its programs one at a time: nothing else can raise
-          // this program's semaphore, so an unmet wait can never be met.
-          w_.open("if (" + sem + ".value < " + amount + ") {");
-          w_.line("kdt_rt::fail(\"deadlock\", " + loc(s.range) + ", \"sem_wait on `" + k_.sems[s.sem.sem].name +
-                  "` blocks forever: its value is \" + std::to_string(" + sem + ".value) + \", the wait needs \" + std::to_string(" +
-                  amount + ") + \" and no device can run (device 0, program \" + std::to_string(s.program[0]) + \")\");");
-          w_.close();
-        }
-        w_.line(sem + ".value -= " + amount + ";");
+        w_.open("{");
+        w_.line("auto& sem_ = " + sem + ";");
+        w_.line("const int64_t amount_ = " + amount + ";");
+        w_.line("L.scheduler.wait_until(device, [&] { return sem_.value >= amount_; }, {\"sem_wait on `" +
+                k_.sems[s.sem.sem].name + "` (value \" + std::to_string(sem_.value) + \", needs \" + std::to_string(amount_) + \")\", " +
+                loc(s.range) + ", s.flat});");
+        w_.line("sem_.value -= amount_;");
+        w_.close();
         break;
       }
       case ir::StmtKind::DmaStart:
@@ -382,8 +431,19 @@ class KernelEmitter {
   void dma_issue(const ir::Stmt& s) {
     const ir::DmaSite& site = k_.dmas[s.dma_id];
     std::string d = fresh("dma");
-    w_.line("kdt_rt::PendingDma " + d + "{" + std::to_string(s.dma_id) + ", " + std::to_string(site.bytes) + ", false, {}, " +
-            loc(s.range) + "};");
+    w_.line("auto " + d + " = std::make_shared<kdt_rt::DmaRecord>();");
+    w_.line(d + "->site = " + std::to_string(s.dma_id) + ";");
+    w_.line(d + "->bytes = " + std::to_string(site.bytes) + ";");
+    w_.line(d + "->src_device = device;");
+    if (s.device) {
+      // A remote DMA: the destination view's indices are evaluated here, by the sender.
+      w_.line(d + "->dst_device = kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
+              loc(s.device->range) + ");");
+    } else {
+      w_.line(d + "->dst_device = device;");
+    }
+    w_.line(d + "->program = s.flat;");
+    w_.line(d + "->loc = " + loc(s.range) + ";");
     int capture = 0;
     for (const ir::View* v : {&*s.src, &*s.dst}) {
       const Shape& rs = k_.refs[v->ref].shape;
@@ -395,58 +455,34 @@ class KernelEmitter {
           start = "kdt_rt::checked_index(" + start + ", " + std::to_string(vd.size) + ", " + std::to_string(rs[dim]) + ", " +
                   loc(vd.start->range) + ", \"DMA " + (v == &*s.src ? "source" : "destination") + " index\")";
         }
-        w_.line(d + ".starts[" + std::to_string(capture++) + "] = " + start + ";");
+        w_.line(d + "->starts[" + std::to_string(capture++) + "] = " + start + ";");
       }
     }
-    if (s.device && options_.checks) {
-      w_.line("if (" + scalar(*s.device) + " != 0) kdt_rt::fail(\"out-of-bounds\", " + loc(s.device->range) +
-              ", \"device \" + std::to_string(" + scalar(*s.device) + ") + \" does not exist; the kernel runs on 1 device\");");
-    }
-    w_.open("if (options.eager_dma) {");
-    w_.line(k_.name + "_dma" + std::to_string(s.dma_id) + "(p, s, " + d + ".starts);");
-    w_.line(d + ".landed = true;");
-    w_.close();
-    w_.line(sem_ref(s.sem) + ".in_flight.push_back(" + d + ");");
-    if (s.src_sem) {
-      // The source side of a remote DMA: retired by a wait on `src_sem`.
-      w_.line("kdt_rt::PendingDma " + d + "_src = " + d + ";");
-      w_.line(d + "_src.landed = true;");
-      w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + "_src);");
-    }
+    w_.line("if (options.eager_dma) " + k_.name + "_run_dma(L, *" + d + ");");
+    std::string dst_state = s.device ? "L.state(" + d + "->dst_device, s.flat)" : "s";
+    w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
+    // The source side of a remote DMA is retired by a wait on `src_sem`.
+    if (s.src_sem) w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + ");");
   }
 
   void dma_retire(const ir::Stmt& s) {
-    std::string sem = sem_ref(s.sem);
     const std::string& name = k_.sems[s.sem.sem].name;
     w_.open("{");
+    w_.line("auto& sem_ = " + sem_ref(s.sem) + ";");
+    w_.line("L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {\"dma_wait on `" + name +
+            "` (no DMA in flight)\", " + loc(s.range) + ", s.flat});");
+    w_.line("std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();");
+    w_.line("sem_.in_flight.pop_front();");
     if (options_.checks) {
-      w_.open("if (" + sem + ".in_flight.empty()) {");
-      w_.line("kdt_rt::fail(\"deadlock\", " + loc(s.range) + ", \"dma_wait on `" + name +
-              "` blocks forever: no DMA is in flight on it and no device can run (device 0, program \" + "
-              "std::to_string(s.program[0]) + \")\");");
-      w_.close();
-    } else {
-      w_.line("if (" + sem + ".in_flight.empty()) return;");
-    }
-    w_.line("kdt_rt::PendingDma d_ = " + sem + ".in_flight.front();");
-    w_.line(sem + ".in_flight.pop_front();");
-    if (options_.checks) {
-      w_.open("if (d_.bytes != " + std::to_string(s.bytes) + ") {");
+      w_.open("if (d_->bytes != " + std::to_string(s.bytes) + ") {");
       w_.line("kdt_rt::RunError e_{\"dma-wait-mismatch\", \"this wait is for " + std::to_string(s.bytes) +
-              " bytes, but the DMA it retires moves \" + std::to_string(d_.bytes) + \" bytes\", " + loc(s.range) +
-              ", {{\"the DMA was started here\", d_.loc}}};");
+              " bytes, but the DMA it retires moves \" + std::to_string(d_->bytes) + \" bytes\", " + loc(s.range) +
+              ", {{\"the DMA was started here\", d_->loc}}};");
       w_.line("throw kdt_rt::RunFailure{e_};");
       w_.close();
     }
-    // on_wait: the data moves now, at the wait that retires the DMA.
-    w_.open("if (!d_.landed) {");
-    w_.open("switch (d_.site) {");
-    for (size_t id = 0; id < k_.dmas.size(); ++id) {
-      w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(p, s, d_.starts); break;");
-    }
-    w_.line("default: break;");
-    w_.close();
-    w_.close();
+    // on_wait: the data moves now, at the first wait that retires the DMA.
+    w_.line("if (!d_->landed) " + k_.name + "_run_dma(L, *d_);");
     w_.close();
   }
 
@@ -687,7 +723,7 @@ class KernelEmitter {
       case ExprKind::Local: return index_of(local_name(e.local), e.type.shape, ctx);
       case ExprKind::ScalarParam: return "p." + k_.scalars[e.index].name;
       case ExprKind::ProgramId: return "static_cast<int32_t>(s.program[" + std::to_string(e.index) + "])";
-      case ExprKind::DeviceId: return "int32_t(0)";
+      case ExprKind::DeviceId: return "static_cast<int32_t>(device)";
       case ExprKind::NumPrograms:
       case ExprKind::NumDevices: return "int32_t(1)";
       case ExprKind::Load: {
@@ -1016,13 +1052,16 @@ class KernelEmitter {
   }
 
   // ----- the launcher and harness --------------------------------------------------------
+  // With devices(N), N > 1, every ref parameter is an array of N pointers
+  // (one per device); scalars are the same on every device.
   std::string signature() {
+    bool multi = k_.devices > 1;
     std::string sig;
     for (auto [is_ref, i] : k_.params) {
       if (!sig.empty()) sig += ", ";
       if (is_ref) {
         const ir::Ref& r = k_.refs[i];
-        sig += std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "* " + r.name;
+        sig += std::string(r.writable ? "" : "const ") + ctype(r.dtype) + (multi ? "* const* " : "* ") + r.name;
       } else {
         sig += ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name;
       }
@@ -1032,34 +1071,36 @@ class KernelEmitter {
 
   void emit_launcher() {
     int64_t programs = count_of(k_.grid);
-    w_.line("// Runs kernel `" + k_.name + "` over its grid " + shape_string(k_.grid) + ".");
+    bool multi = k_.devices > 1;
+    w_.line("// Runs kernel `" + k_.name + "` over its grid " + shape_string(k_.grid) +
+            (multi ? " on " + std::to_string(k_.devices) + " simulated devices (one pointer per device for each ref)"
+                   : std::string()) + ".");
     w_.line("// Returns 0, or 1 when a run-time check failed (described in *error).");
     w_.open("inline int " + k_.name + "(" + signature() + (signature().empty() ? "" : ", ") +
             "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
+    w_.line(k_.name + "_launch L;");
+    w_.line("L.options = options;");
+    w_.open("for (int device = 0; device < " + std::to_string(k_.devices) + "; ++device) {");
     std::string init;
     for (auto [is_ref, i] : k_.params) {
-      init += (init.empty() ? "" : ", ") + (is_ref ? k_.refs[i].name : k_.scalars[i].name);
+      std::string name = is_ref ? k_.refs[i].name : k_.scalars[i].name;
+      init += (init.empty() ? "" : ", ") + name + (is_ref && multi ? "[device]" : "");
     }
-    w_.line("const " + k_.name + "_params p{" + init + "};");
-    w_.line("// Programs run one at a time, so one state is reused: each program");
-    w_.line("// sees fresh semaphores and (uninitialised) scratch of its own.");
-    w_.line("auto state = std::make_unique<" + k_.name + "_program_state>();");
-    w_.open("try {");
-    w_.open("for (int64_t flat : kdt_rt::program_order(" + std::to_string(programs) + ", options)) {");
-    w_.line("for (auto& sem : state->program) sem = 0;");
-    int64_t stride = 1;
-    for (size_t d = k_.grid.size(); d-- > 0;) {
-      w_.line("state->program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
-              std::to_string(k_.grid[d]) + ";");
-      stride *= k_.grid[d];
-    }
-    for (const ir::Semaphore& sem : k_.sems) {
-      w_.line("for (auto& sem : state->" + sem.name + ") sem = {};");
-    }
-    w_.line(k_.name + "_program(p, *state, options);");
+    w_.line("L.params.push_back(" + k_.name + "_params{" + init + "});");
     w_.close();
-    w_.reopen("} catch (const kdt_rt::RunFailure& failure) {");
-    w_.line("if (error) *error = failure.error;");
+    w_.line("const std::vector<int64_t> order = kdt_rt::program_order(" + std::to_string(programs) + ", options);");
+    w_.line("kdt_rt::RunError failure;");
+    w_.open("bool ok = L.scheduler.run([&](int device) {");
+    w_.open("for (int64_t flat : order) {");
+    w_.line(k_.name + "_program(L, device, L.state(device, flat));");
+    if (!multi) {
+      w_.line("// One device: nothing can reach a finished program's state.");
+      w_.line("L.states[static_cast<size_t>(flat)].reset();");
+    }
+    w_.close();
+    w_.close("}, failure);");
+    w_.open("if (!ok) {");
+    w_.line("if (error) *error = failure;");
     w_.line("return 1;");
     w_.close();
     w_.line("return 0;");
@@ -1068,23 +1109,37 @@ class KernelEmitter {
   }
 
   void emit_harness_body() {
+    bool multi = k_.devices > 1;
+    std::string devices = std::to_string(k_.devices);
     w_.line("// --harness: reads inputs from .npy files (or a seeded generator), runs the");
-    w_.line("// kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy.");
+    w_.line("// kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy" +
+            std::string(multi ? " (device-major: [devices, ...])." : "."));
     w_.open("int main(int argc, char** argv) {");
     w_.line("kdt_rt::HarnessArgs args;");
     w_.line("if (!kdt_rt::parse_harness_args(argc, argv, args)) return 2;");
     std::string call;
     uint64_t index = 0;
+    auto shape_of = [&](const ir::Ref& r) {
+      std::string shape = multi ? devices + "u" : "";
+      for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
+      return shape;
+    };
     for (auto [is_ref, i] : k_.params) {
       if (!call.empty()) call += ", ";
       if (is_ref) {
         const ir::Ref& r = k_.refs[i];
-        std::string shape;
-        for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
         w_.line("std::vector<" + ctype(r.dtype) + "> " + r.name + ";");
         w_.line("if (!kdt_rt::harness_input(args, \"" + r.name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
-                shape + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
-        call += r.name + ".data()";
+                shape_of(r) + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
+        if (multi) {
+          std::string T = ctype(r.dtype);
+          w_.line("std::vector<" + T + "*> " + r.name + "_devices;");
+          w_.line("for (size_t d = 0; d < " + devices + "; ++d) " + r.name + "_devices.push_back(" + r.name + ".data() + d * " +
+                  std::to_string(count_of(r.shape)) + ");");
+          call += r.name + "_devices.data()";
+        } else {
+          call += r.name + ".data()";
+        }
       } else {
         const ir::ScalarParam& sp = k_.scalars[i];
         w_.line(ctype(sp.dtype) + " " + sp.name + "{};");
@@ -1101,15 +1156,13 @@ class KernelEmitter {
     w_.line("return 1;");
     w_.close();
     w_.line("double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();");
-    w_.line("std::printf(\"kernel " + k_.name + ": grid " + shape_string(k_.grid) + ", " + std::to_string(k_.devices) +
-            " device(s), %.3f ms\\n\", ms);");
+    w_.line("std::printf(\"kernel " + k_.name + ": grid " + shape_string(k_.grid) + ", " + devices +
+            (k_.devices == 1 ? " device" : " devices") + ", %.3f ms\\n\", ms);");
     for (auto [is_ref, i] : k_.params) {
       if (!is_ref || !k_.refs[i].is_output) continue;
       const ir::Ref& r = k_.refs[i];
-      std::string shape;
-      for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
       w_.line("if (!kdt_rt::harness_output(args, \"" + r.name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
-              shape + "}, " + r.name + ")) return 2;");
+              shape_of(r) + "}, " + r.name + ")) return 2;");
     }
     w_.line("return 0;");
     w_.close();

@@ -140,5 +140,42 @@ def dma_modes_differ():
     check("dma_modes on_wait late", on_wait("late"), x)
 
 
+@test
+def ring_exchange():
+    x = f32(4, 128, 64)
+    for order in ("forward", "reverse", "shuffle"):
+        o = run("ring_exchange.kd", {"x": x}, ["--program-order", order])
+        prev = np.roll(x, 1, axis=0)  # device d receives x[d - 1]
+        check(f"ring_exchange recv {order}", o("recv"), prev)
+        check(f"ring_exchange mixed {order}", o("mixed"), np.float32(0.5) * (x + prev))
+
+
+@test
+def all_gather():
+    x = f32(4, 32, 128)
+    for mode in ("on_wait", "eager"):
+        o = run("all_gather.kd", {"x": x}, ["--dma-mode", mode])
+        want = np.broadcast_to(x.reshape(1, 4 * 32, 128), (4, 4 * 32, 128))
+        check(f"all_gather {mode}", o("out"), want)
+
+
+@test
+def remote_accumulate():
+    x, total = f32(4, 64, 128), f32(4, 64, 128)
+    o = run("remote_accumulate.kd", {"x": x, "total": total})
+    want = total.astype(np.float64).copy()
+    want[0] += sum((d + 1) * x[d].astype(np.float64) for d in range(4))
+    check("remote_accumulate", o("total"), want.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@test
+def deterministic():
+    x = f32(4, 128, 64)
+    a = run("ring_exchange.kd", {"x": x}, ["--program-order", "shuffle", "--seed", "3"])
+    b = run("ring_exchange.kd", {"x": x}, ["--program-order", "shuffle", "--seed", "3"])
+    for name in ("recv", "mixed"):
+        check(f"deterministic {name}", a(name), b(name), rtol=0, atol=0)
+
+
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

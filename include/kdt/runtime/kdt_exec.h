@@ -11,7 +11,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <condition_variable>
 #include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -90,21 +95,151 @@ inline T checked_divisor(T divisor, const SourceLoc& loc) {
 // ---------------------------------------------------------------------------
 constexpr int kMaxCaptured = 16;
 
-struct PendingDma {
-  int site;
-  int64_t bytes;
-  bool landed;
-  int64_t starts[kMaxCaptured];
-  SourceLoc loc;
+// One started DMA. The destination semaphore's queue holds it and, for a
+// remote DMA, so does the sender's `src_sem` queue: whichever wait retires
+// it first moves the data (on_wait mode).
+struct DmaRecord {
+  int site = 0;
+  int64_t bytes = 0;
+  bool landed = false;
+  int src_device = 0;
+  int dst_device = 0;
+  int64_t program = 0;  // flattened program index (the same on both devices)
+  int64_t starts[kMaxCaptured] = {};
+  SourceLoc loc{"", 0, 0, 0, 0};
 };
 
 struct DmaSemaphore {
-  std::deque<PendingDma> in_flight;
+  std::deque<std::shared_ptr<DmaRecord>> in_flight;
 };
 
 struct RegularSemaphore {
   int64_t value = 0;
 };
+
+// ---------------------------------------------------------------------------
+// Simulated devices: one thread per device, but only one runs at a time.
+// The baton passes (round-robin) when the running device blocks in a wait
+// or finishes, so every run is reproducible and no C++ data race can occur.
+// A deadlock is detected exactly: no device can run and one is blocked.
+// ---------------------------------------------------------------------------
+struct BlockedWait {
+  std::string what;  // "sem_wait on `s` (value 0, needs 1)"
+  SourceLoc loc{"", 0, 0, 0, 0};
+  int64_t program = 0;
+};
+
+class DeviceScheduler {
+ public:
+  explicit DeviceScheduler(int devices)
+      : state_(static_cast<size_t>(devices), State::Ready), ready_(static_cast<size_t>(devices)),
+        blocked_(static_cast<size_t>(devices)) {}
+
+  // Runs body(device) for every device; returns the first failure, if any.
+  bool run(const std::function<void(int)>& body, RunError& failure) {
+    int n = static_cast<int>(state_.size());
+    current_ = 0;
+    state_[0] = State::Running;
+    std::vector<std::thread> threads;
+    for (int d = 0; d < n; ++d) {
+      threads.emplace_back([this, d, &body] {
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          cv_.wait(lock, [&] { return current_ == d || aborted_; });
+          if (aborted_) return;
+        }
+        try {
+          body(d);
+        } catch (const RunFailure& f) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (!aborted_) failure_ = f.error;
+          aborted_ = true;
+          cv_.notify_all();
+          return;
+        } catch (const Aborted&) {
+          return;
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        state_[static_cast<size_t>(d)] = State::Done;
+        pass_baton(d);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    if (aborted_) failure = failure_;
+    return !aborted_;
+  }
+
+  // Blocks `device` until `ready()` holds, letting other devices run.
+  void wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
+    if (ready()) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    size_t d = static_cast<size_t>(device);
+    state_[d] = State::Blocked;
+    ready_[d] = ready;
+    blocked_[d] = info;
+    pass_baton(device);
+    cv_.wait(lock, [&] { return current_ == device || aborted_; });
+    if (aborted_) throw Aborted{};
+    state_[d] = State::Running;
+  }
+
+ private:
+  enum class State { Ready, Running, Blocked, Done };
+  struct Aborted {};
+
+  // Called with the mutex held by the device giving up the baton.
+  void pass_baton(int from) {
+    int n = static_cast<int>(state_.size());
+    for (int step = 1; step <= n; ++step) {
+      size_t d = static_cast<size_t>((from + step) % n);
+      if (state_[d] == State::Ready || (state_[d] == State::Blocked && ready_[d]())) {
+        state_[d] = State::Running;
+        current_ = static_cast<int>(d);
+        cv_.notify_all();
+        return;
+      }
+    }
+    bool any_blocked = false;
+    RunError e;
+    e.code = "deadlock";
+    for (size_t d = 0; d < state_.size(); ++d) {
+      if (state_[d] != State::Blocked) continue;
+      std::string where = "device " + std::to_string(d) + ", program " + std::to_string(blocked_[d].program) +
+                          ": " + blocked_[d].what;
+      if (!any_blocked) {
+        e.loc = blocked_[d].loc;
+        e.message = "deadlock: no device can run; " + where;
+      } else {
+        e.notes.emplace_back("also blocked: " + where, blocked_[d].loc);
+      }
+      any_blocked = true;
+    }
+    if (any_blocked) {
+      failure_ = e;
+      aborted_ = true;
+    }
+    current_ = -1;
+    cv_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int current_ = 0;
+  bool aborted_ = false;
+  RunError failure_;
+  std::vector<State> state_;
+  std::vector<std::function<bool()>> ready_;
+  std::vector<BlockedWait> blocked_;
+};
+
+inline int checked_device(int64_t device, int64_t devices, const SourceLoc& loc) {
+  if (device < 0 || device >= devices) {
+    fail("out-of-bounds", loc,
+         "device " + std::to_string(device) + " does not exist; the kernel runs on " + std::to_string(devices) +
+             (devices == 1 ? " device" : " devices"));
+  }
+  return static_cast<int>(device);
+}
 
 // ---------------------------------------------------------------------------
 // Element-wise math, one overload set per float dtype; f16/bf16 compute in

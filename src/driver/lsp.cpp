@@ -1,0 +1,727 @@
+// `kdt lsp`: the Language Server Protocol over stdio. One thread reads
+// framed JSON-RPC messages, keeps the open documents in memory, runs the
+// front end on each change and publishes its diagnostics; hover and
+// definition read the checked AST of the last run.
+#include "kdt/driver/lsp.h"
+
+#include <cctype>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kdt/check/check.h"
+#include "kdt/driver/compile.h"
+#include "kdt/driver/options.h"
+#include "kdt/type.h"
+#include "kdt/version.h"
+
+namespace kdt {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------
+// URIs
+
+std::string path_from_uri(const std::string& uri) {
+  const std::string scheme = "file://";
+  if (uri.compare(0, scheme.size(), scheme) != 0) return uri;
+  std::string rest = uri.substr(scheme.size());
+  size_t slash = rest.find('/');
+  rest = slash == std::string::npos ? std::string() : rest.substr(slash);  // drop the authority
+  std::string path;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
+      path += static_cast<char>(std::stoi(rest.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      path += rest[i];
+    }
+  }
+  return path;
+}
+
+std::string uri_from_path(const std::string& path) {
+  std::string uri = "file://";
+  static const char* hex = "0123456789ABCDEF";
+  for (unsigned char ch : path) {
+    if (std::isalnum(ch) || ch == '/' || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
+      uri += static_cast<char>(ch);
+    } else {
+      uri += '%';
+      uri += hex[ch >> 4];
+      uri += hex[ch & 15];
+    }
+  }
+  return uri;
+}
+
+namespace {
+
+// JSON-RPC and LSP error codes.
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kInternalError = -32603;
+constexpr int kServerNotInitialized = -32002;
+
+// Bodies larger than this are refused (and skipped) rather than buffered.
+constexpr size_t kMaxBody = size_t{256} << 20;
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// ---------------------------------------------------------------------------
+// Framing
+
+struct Frame {
+  enum class Status { Ok, Eof, Malformed };
+  Status status = Status::Eof;
+  std::string body;
+  std::string error;
+};
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t");
+  size_t e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+Frame read_frame(std::istream& in) {
+  Frame frame;
+  std::optional<size_t> length;
+  std::string error;
+  bool any_header = false;
+  std::string line;
+  while (true) {
+    if (!std::getline(in, line)) return frame;  // end of input (mid-header counts too)
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) {
+      if (!any_header) continue;  // stray blank lines between messages
+      break;
+    }
+    any_header = true;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) {
+      if (error.empty()) error = "malformed header line";
+      continue;
+    }
+    std::string name = lower(trim(line.substr(0, colon)));
+    std::string value = trim(line.substr(colon + 1));
+    if (name == "content-length") {
+      bool digits = !value.empty() && value.size() <= 18;
+      for (char ch : value) digits = digits && std::isdigit(static_cast<unsigned char>(ch));
+      if (!digits) {
+        error = "invalid Content-Length '" + value.substr(0, 64) + "'";
+        continue;
+      }
+      length = std::stoull(value);
+    }
+  }
+  if (!length && error.empty()) error = "missing Content-Length header";
+  if (!error.empty()) {
+    frame.status = Frame::Status::Malformed;
+    frame.error = error;
+    return frame;
+  }
+  if (*length > kMaxBody) {
+    // Skip the body so that the next message is read from its start.
+    size_t left = *length;
+    char buffer[65536];
+    while (left > 0 && in) {
+      in.read(buffer, static_cast<std::streamsize>(std::min(left, sizeof buffer)));
+      left -= static_cast<size_t>(in.gcount());
+    }
+    if (left > 0) return frame;
+    frame.status = Frame::Status::Malformed;
+    frame.error = "message too large";
+    return frame;
+  }
+  frame.body.resize(*length);
+  in.read(frame.body.data(), static_cast<std::streamsize>(*length));
+  if (static_cast<size_t>(in.gcount()) != *length) return frame;  // truncated: end of input
+  frame.status = Frame::Status::Ok;
+  return frame;
+}
+
+// ---------------------------------------------------------------------------
+// Walking the checked AST
+
+template <typename F>
+void walk_expr(const ast::Expr* e, F& f);
+
+template <typename F>
+void walk_tile_type(const ast::TileTypeExpr* t, F& f) {
+  if (!t) return;
+  for (const auto& d : t->dims) walk_expr(d.get(), f);
+}
+
+template <typename F>
+void walk_block(const ast::Block& b, F& f);
+
+template <typename F>
+void walk_expr(const ast::Expr* e, F& f) {
+  if (!e) return;
+  f(*e);
+  for (const auto& op : e->operands) walk_expr(op.get(), f);
+  for (const auto& a : e->args) {
+    walk_expr(a.value.get(), f);
+    walk_tile_type(a.type.get(), f);
+    for (const auto& s : a.shape) walk_expr(s.get(), f);
+  }
+  for (const auto& ix : e->indices) {
+    walk_expr(ix.first.get(), f);
+    walk_expr(ix.second.get(), f);
+  }
+  if (e->asm_block) {
+    for (const auto& in : e->asm_block->inputs) walk_expr(in.value.get(), f);
+    if (e->asm_block->fallback) walk_block(*e->asm_block->fallback, f);
+  }
+}
+
+template <typename F>
+void walk_stmt(const ast::Stmt& s, F& f) {
+  walk_tile_type(s.tile_type.get(), f);
+  walk_expr(s.sem_count.get(), f);
+  walk_expr(s.value.get(), f);
+  walk_expr(s.target.get(), f);
+  walk_expr(s.lo.get(), f);
+  walk_expr(s.hi.get(), f);
+  walk_expr(s.step.get(), f);
+  walk_block(s.body, f);
+  for (const auto& c : s.clauses) {
+    walk_expr(c.cond.get(), f);
+    walk_block(c.body, f);
+  }
+}
+
+template <typename F>
+void walk_block(const ast::Block& b, F& f) {
+  for (const auto& s : b.stmts)
+    if (s) walk_stmt(*s, f);
+}
+
+template <typename F>
+void walk_file(const ast::File& file, F& f) {
+  for (const auto& c : file.consts) walk_expr(c.value.get(), f);
+  for (const auto& k : file.kernels) {
+    for (const auto& p : k.params) walk_tile_type(p.tile_type.get(), f);
+    for (const auto& a : k.attrs)
+      for (const auto& arg : a.args) walk_expr(arg.get(), f);
+    walk_block(k.body, f);
+  }
+}
+
+bool contains(const SourceRange& r, FileId file, uint32_t offset) {
+  return r.file == file && r.begin <= offset && offset < r.end;
+}
+
+bool touches(const SourceRange& r, FileId file, uint32_t offset) {
+  return r.file == file && r.begin <= offset && offset <= r.end;
+}
+
+uint32_t length(const SourceRange& r) { return r.end - r.begin; }
+
+const char* symbol_kind_word(Symbol::Kind kind) {
+  switch (kind) {
+    case Symbol::Kind::Const: return "const";
+    case Symbol::Kind::Param: return "param";
+    case Symbol::Kind::Scratch: return "scratch";
+    case Symbol::Kind::Sem: return "sem";
+    case Symbol::Kind::Let: return "let";
+    case Symbol::Kind::Var: return "var";
+    case Symbol::Kind::LoopVar: return "for";
+    case Symbol::Kind::AsmInput: return "asm input";
+    case Symbol::Kind::AsmOutput: return "asm output";
+  }
+  return "name";
+}
+
+const char* mode_word(ast::ParamMode mode) {
+  switch (mode) {
+    case ast::ParamMode::In: return "in ";
+    case ast::ParamMode::Out: return "out ";
+    case ast::ParamMode::InOut: return "inout ";
+    case ast::ParamMode::Scalar: return "";
+  }
+  return "";
+}
+
+// What a hover shows: a KD-like declaration, then the shape.
+std::string describe(const Symbol* symbol, const Type& type, const std::string& fallback_name) {
+  std::string name = symbol ? symbol->name : fallback_name;
+  std::string head;
+  if (symbol && symbol->kind == Symbol::Kind::Const) {
+    head = "const " + name;
+    if (symbol->const_value) head += " = " + std::to_string(*symbol->const_value);
+    return "```kd\n" + head + "\n```\n\ninteger constant";
+  } else if (symbol && symbol->kind == Symbol::Kind::Param) {
+    head = "param " + name + ": " + mode_word(symbol->mode) + type_string(type);
+  } else if (symbol) {
+    head = std::string(symbol_kind_word(symbol->kind)) + " " + name + ": " + type_string(type);
+  } else {
+    head = (name.empty() ? std::string() : name + ": ") + type_string(type);
+  }
+  std::string text = "```kd\n" + head + "\n```";
+  if (type.kind == Type::Kind::Value || type.kind == Type::Kind::Ref) {
+    if (type.shape.empty()) {
+      text += "\n\nscalar";
+    } else {
+      text += "\n\nshape `" + shape_string(type.shape) + "` (" + std::to_string(type.element_count()) + " elements)";
+    }
+  } else if (type.kind == Type::Kind::Sem && type.sem_count >= 0) {
+    text += "\n\narray of " + std::to_string(type.sem_count) + " semaphores";
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------
+// The server
+
+struct Document {
+  std::string uri;
+  std::string path;
+  std::string text;
+  int64_t version = 0;
+  std::unique_ptr<Compilation> compilation;
+};
+
+class Server {
+ public:
+  Server(std::ostream& out, Options base) : out_(out), base_(std::move(base)) {}
+
+  // Returns the exit status once `exit` arrives, or nullopt to go on.
+  std::optional<int> handle_frame(const Frame& frame) {
+    if (frame.status == Frame::Status::Malformed) {
+      send_error(nullptr, kParseError, "malformed message: " + frame.error);
+      return std::nullopt;
+    }
+    json message = json::parse(frame.body, nullptr, false);
+    if (message.is_discarded()) {
+      send_error(nullptr, kParseError, "the message is not valid JSON");
+      return std::nullopt;
+    }
+    return handle(message);
+  }
+
+  bool shut_down() const { return shutdown_; }
+
+ private:
+  std::optional<int> handle(const json& message) {
+    if (!message.is_object()) {
+      send_error(nullptr, kInvalidRequest, "a message must be a JSON object");
+      return std::nullopt;
+    }
+    json id = nullptr;
+    bool is_request = message.contains("id");
+    if (is_request) {
+      id = message["id"];
+      if (!id.is_number_integer() && !id.is_string()) {
+        send_error(nullptr, kInvalidRequest, "the id must be a number or a string");
+        return std::nullopt;
+      }
+    }
+    auto method_it = message.find("method");
+    if (method_it == message.end()) {
+      // A response to a request of ours (we send none): nothing to do.
+      if (is_request && (message.contains("result") || message.contains("error"))) return std::nullopt;
+      send_error(id, kInvalidRequest, "a request needs a `method`");
+      return std::nullopt;
+    }
+    if (!method_it->is_string() || message.value("jsonrpc", json()) != "2.0") {
+      send_error(id, kInvalidRequest, "not a JSON-RPC 2.0 request");
+      return std::nullopt;
+    }
+    const std::string method = *method_it;
+    json params = message.value("params", json::object());
+    try {
+      if (method == "exit") return shutdown_ ? 0 : 1;
+      if (is_request) {
+        handle_request(id, method, params);
+      } else {
+        handle_notification(method, params);
+      }
+    } catch (const json::exception& e) {
+      if (is_request) send_error(id, kInvalidParams, std::string("invalid params: ") + e.what());
+    } catch (const std::exception& e) {
+      if (is_request) send_error(id, kInternalError, std::string("internal error: ") + e.what());
+    }
+    return std::nullopt;
+  }
+
+  void handle_request(const json& id, const std::string& method, const json& params) {
+    if (method == "initialize") {
+      if (initialized_) {
+        send_error(id, kInvalidRequest, "initialize was already sent");
+        return;
+      }
+      initialized_ = true;
+      read_initialization_options(params);
+      json capabilities = {
+          {"positionEncoding", "utf-16"},
+          {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
+          {"hoverProvider", true},
+          {"definitionProvider", true},
+      };
+      send_result(id, {{"capabilities", capabilities}, {"serverInfo", {{"name", "kdt"}, {"version", KDT_VERSION}}}});
+      return;
+    }
+    if (!initialized_) {
+      send_error(id, kServerNotInitialized, "the server is not initialized");
+      return;
+    }
+    if (shutdown_) {
+      send_error(id, kInvalidRequest, "the server is shut down");
+      return;
+    }
+    if (method == "shutdown") {
+      shutdown_ = true;
+      docs_.clear();
+      send_result(id, nullptr);
+    } else if (method == "textDocument/hover") {
+      send_result(id, hover(params));
+    } else if (method == "textDocument/definition") {
+      send_result(id, definition(params));
+    } else {
+      send_error(id, kMethodNotFound, "unknown method '" + method + "'");
+    }
+  }
+
+  void handle_notification(const std::string& method, const json& params) {
+    if (!initialized_ || shutdown_) return;  // dropped, as the protocol asks
+    if (method == "textDocument/didOpen") {
+      const json& td = params.at("textDocument");
+      std::string uri = td.at("uri");
+      Document& doc = docs_[uri];
+      doc.uri = uri;
+      doc.path = path_from_uri(uri);
+      doc.text = td.at("text").get<std::string>();
+      doc.version = td.value("version", int64_t{0});
+      check(doc);
+    } else if (method == "textDocument/didChange") {
+      std::string uri = params.at("textDocument").at("uri");
+      auto it = docs_.find(uri);
+      if (it == docs_.end()) return;
+      Document& doc = it->second;
+      for (const json& change : params.at("contentChanges")) apply_change(doc.text, change);
+      doc.version = params.at("textDocument").value("version", doc.version);
+      check(doc);
+    } else if (method == "textDocument/didClose") {
+      std::string uri = params.at("textDocument").at("uri");
+      docs_.erase(uri);
+      publish(uri, json::array(), std::nullopt);
+    }
+    // initialized, didSave, $/cancelRequest, $/setTrace and the unknown: nothing.
+  }
+
+  void read_initialization_options(const json& params) {
+    auto it = params.find("initializationOptions");
+    if (it == params.end() || !it->is_object()) return;
+    if (auto dirs = it->find("includeDirs"); dirs != it->end() && dirs->is_array()) {
+      for (const json& d : *dirs)
+        if (d.is_string()) base_.include_dirs.push_back(d.get<std::string>());
+    }
+    if (auto defines = it->find("defines"); defines != it->end() && defines->is_object()) {
+      for (const auto& [name, value] : defines->items())
+        if (value.is_number_integer()) base_.defines[name] = value.get<int64_t>();
+    }
+  }
+
+  static void apply_change(std::string& text, const json& change) {
+    if (!change.contains("range")) {
+      text = change.at("text").get<std::string>();
+      return;
+    }
+    const json& range = change.at("range");
+    SourceManager sm;
+    FileId id = sm.add("", text);
+    auto offset = [&](const json& pos) {
+      return sm.offset_of_utf16(id, pos.at("line").get<uint32_t>(), pos.at("character").get<uint32_t>());
+    };
+    uint32_t begin = offset(range.at("start"));
+    uint32_t end = offset(range.at("end"));
+    if (end < begin) std::swap(begin, end);
+    text.replace(begin, end - begin, change.at("text").get<std::string>());
+  }
+
+  // ---- diagnostics
+
+  void check(Document& doc) {
+    doc.compilation.reset();
+    json diagnostics = json::array();
+    try {
+      doc.compilation = compile_front_end(doc.path, base_, doc.text);
+      const Compilation& c = *doc.compilation;
+      for (const Diagnostic& d : c.diags.sorted()) diagnostics.push_back(to_lsp(doc, c, d));
+    } catch (const std::exception& e) {
+      doc.compilation.reset();
+      diagnostics.push_back({{"range", zero_range()},
+                             {"severity", 1},
+                             {"source", "kdt"},
+                             {"code", "internal-error"},
+                             {"message", std::string("kdt: internal error: ") + e.what()}});
+    }
+    publish(doc.uri, diagnostics, doc.version);
+  }
+
+  static json zero_range() {
+    json p = {{"line", 0}, {"character", 0}};
+    return {{"start", p}, {"end", p}};
+  }
+
+  static json position(const SourceManager& sm, FileId file, uint32_t offset) {
+    LineColumn lc = sm.position(file, offset);
+    return {{"line", lc.line - 1}, {"character", lc.utf16_column - 1}};
+  }
+
+  static json range(const SourceManager& sm, const SourceRange& r) {
+    if (!r.valid()) return zero_range();
+    return {{"start", position(sm, r.file, r.begin)}, {"end", position(sm, r.file, std::max(r.begin, r.end))}};
+  }
+
+  std::string uri_of(const Document& doc, const SourceManager& sm, FileId file) const {
+    if (file == 1) return doc.uri;
+    std::error_code ec;
+    fs::path p = fs::absolute(sm.file(file).path, ec);
+    return uri_from_path((ec ? fs::path(sm.file(file).path) : p.lexically_normal()).string());
+  }
+
+  json location(const Document& doc, const SourceManager& sm, const SourceRange& r) const {
+    return {{"uri", uri_of(doc, sm, r.file)}, {"range", range(sm, r)}};
+  }
+
+  // The `include "..."` directive of the main file through which a
+  // diagnostic in another file arrives: the one naming that file, else the first.
+  static SourceRange include_directive(const Document& doc, const SourceManager& sm, FileId file) {
+    static const std::regex include_re(R"re(include\s*"([^"\n]*)"\s*;?)re");
+    const std::string& text = doc.text;
+    std::string target = fs::path(sm.file(file).path).filename().string();
+    SourceRange first;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
+      SourceRange r{1, static_cast<uint32_t>(it->position(0)), static_cast<uint32_t>(it->position(0) + it->length(0))};
+      if (fs::path((*it)[1].str()).filename().string() == target) return r;
+      if (!first.valid()) first = r;
+    }
+    return first.valid() ? first : SourceRange{1, 0, 0};
+  }
+
+  json to_lsp(const Document& doc, const Compilation& c, const Diagnostic& d) const {
+    const SourceManager& sm = c.sources;
+    json out;
+    std::string message = d.message;
+    json related = json::array();
+    if (!d.range.valid() || d.range.file == 1) {
+      out["range"] = range(sm, d.range);
+    } else {
+      // Shown on the include directive; the real place is related information.
+      out["range"] = range(sm, include_directive(doc, sm, d.range.file));
+      message = "in included file '" + sm.file(d.range.file).path + "': " + message;
+      related.push_back({{"location", location(doc, sm, d.range)}, {"message", d.message}});
+    }
+    for (const Label& l : d.labels) {
+      if (!l.range.valid()) continue;
+      related.push_back({{"location", location(doc, sm, l.range)}, {"message", l.message.empty() ? "here" : l.message}});
+    }
+    for (const Note& n : d.notes) {
+      if (n.range.valid()) {
+        related.push_back({{"location", location(doc, sm, n.range)}, {"message", n.message}});
+      } else {
+        message += "\nnote: " + n.message;
+      }
+    }
+    out["severity"] = d.severity == Severity::Error ? 1 : d.severity == Severity::Warning ? 2 : 3;
+    out["code"] = diag_info(d.code).name;
+    out["source"] = "kdt";
+    out["message"] = message;
+    if (!related.empty()) out["relatedInformation"] = related;
+    return out;
+  }
+
+  void publish(const std::string& uri, const json& diagnostics, std::optional<int64_t> version) {
+    json params = {{"uri", uri}, {"diagnostics", diagnostics}};
+    if (version) params["version"] = *version;
+    send({{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"}, {"params", params}});
+  }
+
+  // ---- hover and definition
+
+  struct Target {
+    const ast::Expr* expr = nullptr;  // a use
+    const Symbol* symbol = nullptr;   // its symbol, or a declaration under the cursor
+    SourceRange range;                // what the cursor is on
+  };
+
+  // Where the request points, in a document with a checked AST.
+  const Document* document_at(const json& params, uint32_t& offset) const {
+    std::string uri = params.at("textDocument").at("uri");
+    auto it = docs_.find(uri);
+    if (it == docs_.end() || !it->second.compilation || !it->second.compilation->parsed) return nullptr;
+    const json& pos = params.at("position");
+    offset = it->second.compilation->sources.offset_of_utf16(1, pos.at("line").get<uint32_t>(),
+                                                              pos.at("character").get<uint32_t>());
+    return &it->second;
+  }
+
+  static Target find_target(const Compilation& c, uint32_t offset) {
+    Target best;
+    const ast::Expr* innermost = nullptr;
+    auto consider = [&](const ast::Expr& e) {
+      if (e.kind == ast::Expr::Kind::Name && touches(e.range, 1, offset)) {
+        bool inside = contains(e.range, 1, offset);
+        bool best_inside = best.expr && contains(best.expr->range, 1, offset);
+        if (!best.expr || (inside && !best_inside) || (inside == best_inside && length(e.range) < length(best.expr->range))) {
+          best.expr = &e;
+        }
+      }
+      if (contains(e.range, 1, offset) && !e.type.is_error() && (!innermost || length(e.range) <= length(innermost->range))) {
+        innermost = &e;
+      }
+    };
+    for (const ast::File& file : c.program.module.files)
+      if (file.file == 1) walk_file(file, consider);
+    if (best.expr) {
+      best.symbol = best.expr->symbol;
+      if (!best.symbol) {
+        // Names the checker only evaluates (shapes, grid sizes) are consts.
+        for (const Symbol& s : c.program.symbols)
+          if (s.kind == Symbol::Kind::Const && s.name == best.expr->spelling) best.symbol = &s;
+      }
+      best.range = best.expr->range;
+      return best;
+    }
+    // The declaring name itself.
+    for (const Symbol& s : c.program.symbols) {
+      if (touches(s.range, 1, offset) && (!best.symbol || length(s.range) < length(best.symbol->range))) {
+        best.symbol = &s;
+        best.range = s.range;
+      }
+    }
+    if (best.symbol) return best;
+    if (innermost) {
+      best.expr = innermost;
+      best.range = innermost->range;
+    }
+    return best;
+  }
+
+  json hover(const json& params) const {
+    uint32_t offset = 0;
+    const Document* doc = document_at(params, offset);
+    if (!doc) return nullptr;
+    const Compilation& c = *doc->compilation;
+    Target t = find_target(c, offset);
+    std::string text;
+    if (t.symbol && t.symbol->kind == Symbol::Kind::Const) {
+      text = describe(t.symbol, t.symbol->type, t.symbol->name);
+    } else if (t.expr && !t.expr->type.is_error()) {
+      std::string name = t.expr->kind == ast::Expr::Kind::Name ? t.expr->spelling : std::string();
+      text = describe(t.symbol, t.expr->type, name);
+    } else if (t.symbol && !t.symbol->type.is_error()) {
+      text = describe(t.symbol, t.symbol->type, t.symbol->name);
+    } else {
+      return nullptr;
+    }
+    return {{"contents", {{"kind", "markdown"}, {"value", text}}}, {"range", range(c.sources, t.range)}};
+  }
+
+  json definition(const json& params) const {
+    uint32_t offset = 0;
+    const Document* doc = document_at(params, offset);
+    if (!doc) return nullptr;
+    const Compilation& c = *doc->compilation;
+    Target t = find_target(c, offset);
+    if (!t.symbol || !t.symbol->range.valid()) return nullptr;
+    return location(*doc, c.sources, t.symbol->range);
+  }
+
+  // ---- output
+
+  void send(const json& message) {
+    std::string body = dump(message);
+    out_ << "Content-Length: " << body.size() << "\r\n\r\n" << body;
+    out_.flush();
+  }
+
+  void send_result(const json& id, const json& result) { send({{"jsonrpc", "2.0"}, {"id", id}, {"result", result}}); }
+
+  void send_error(const json& id, int code, const std::string& message) {
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+  }
+
+  std::ostream& out_;
+  Options base_;
+  bool initialized_ = false;
+  bool shutdown_ = false;
+  std::map<std::string, Document> docs_;
+};
+
+bool parse_lsp_args(const std::vector<std::string>& args, Options& options, std::string& error) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--stdio") continue;  // what most clients pass
+    if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) {
+      std::string value = a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : std::string());
+      if (value.empty()) {
+        error = a + " needs a value";
+        return false;
+      }
+      if (a[1] == 'I') {
+        options.include_dirs.push_back(value);
+        continue;
+      }
+      size_t eq = value.find('=');
+      try {
+        size_t used = 0;
+        std::string number = eq == std::string::npos ? "" : value.substr(eq + 1);
+        int64_t v = std::stoll(number, &used, 0);
+        if (eq == 0 || used != number.size()) throw std::invalid_argument("");
+        options.defines[value.substr(0, eq)] = v;
+      } catch (const std::exception&) {
+        error = "-D " + value + ": expected NAME=INTEGER";
+        return false;
+      }
+      continue;
+    }
+    error = "unknown argument '" + a + "' for `kdt lsp` (it takes -I DIR, -D NAME=VALUE and --stdio)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int lsp_serve(std::istream& in, std::ostream& out, const std::vector<std::string>& args) {
+  Options options;
+  std::string error;
+  if (!parse_lsp_args(args, options, error)) return usage_error(options, error);
+  Server server(out, options);
+  while (true) {
+    Frame frame = read_frame(in);
+    if (frame.status == Frame::Status::Eof) return server.shut_down() ? 0 : 1;
+    if (std::optional<int> status = server.handle_frame(frame)) return *status;
+  }
+}
+
+int lsp_main(const std::vector<std::string>& args) {
+  std::ios::sync_with_stdio(false);
+  return lsp_serve(std::cin, std::cout, args);
+}
+
+}  // namespace kdt
