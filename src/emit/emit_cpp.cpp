@@ -147,7 +147,9 @@ class KernelEmitter {
     w_.line("// Scratch buffers and semaphores of one program (one instance per program).");
     w_.open("struct " + k_.name + "_program_state {");
     for (const ir::Ref& r : k_.refs) {
-      if (!r.is_param) w_.line("alignas(64) " + ctype(r.dtype) + " " + r.name + "[" + std::to_string(count_of(r.shape)) + "];");
+      if (r.is_param) continue;
+      w_.line("alignas(64) " + ctype(r.dtype) + " " + r.name + "[" + std::to_string(count_of(r.shape)) + "];");
+      if (options_.checks) w_.line("kdt_rt::RefShadow " + r.name + "_shadow;");
     }
     for (const ir::Semaphore& s : k_.sems) {
       w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + s.name + "[" +
@@ -167,6 +169,7 @@ class KernelEmitter {
     std::string n = k_.name;
     w_.open("struct " + n + "_launch {");
     w_.line("std::vector<" + n + "_params> params;  // one set per device");
+    if (options_.checks) w_.line("std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device");
     w_.line("kdt_rt::RunOptions options;");
     w_.line("kdt_rt::DeviceScheduler scheduler{" + std::to_string(k_.devices) + "};");
     w_.line("std::vector<std::unique_ptr<" + n + "_program_state>> states = std::vector<std::unique_ptr<" + n +
@@ -176,6 +179,11 @@ class KernelEmitter {
     w_.open("if (!slot) {");
     w_.line("slot = std::make_unique<" + n + "_program_state>();");
     w_.line("slot->flat = flat;");
+    if (options_.checks) {
+      for (const ir::Ref& r : k_.refs) {
+        if (!r.is_param) w_.line("slot->" + r.name + "_shadow.init(\"" + r.name + "\", {" + dims_list(r.shape) + "}, true, false);");
+      }
+    }
     int64_t stride = 1;
     for (size_t d = k_.grid.size(); d-- > 0;) {
       w_.line("slot->program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
@@ -256,7 +264,8 @@ class KernelEmitter {
 
   // Moves the data of a started DMA (at its start or at the wait that retires it).
   void emit_run_dma() {
-    w_.open("static void " + k_.name + "_run_dma(" + k_.name + "_launch& L, kdt_rt::DmaRecord& d) {");
+    w_.open("[[maybe_unused]] static void " + k_.name + "_run_dma(" + k_.name + "_launch& L, kdt_rt::DmaRecord& d) {");
+    w_.line("(void)L;");
     w_.open("switch (d.site) {");
     for (size_t id = 0; id < k_.dmas.size(); ++id) {
       w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(L, d); break;");
@@ -298,6 +307,10 @@ class KernelEmitter {
     w_.line("const " + k_.name + "_params& p = L.params[static_cast<size_t>(device)];");
     w_.line("const kdt_rt::RunOptions& options = L.options;");
     w_.line("(void)p, (void)options;");
+    if (options_.checks) {
+      w_.line("// Identifies this program for the cross-program race check.");
+      w_.line("[[maybe_unused]] const int64_t program_ = int64_t{device} * " + std::to_string(count_of(k_.grid)) + " + s.flat;");
+    }
     block(k_.body);
     if (options_.checks) emit_leak_checks();
     w_.close();
@@ -458,8 +471,25 @@ class KernelEmitter {
         w_.line(d + "->starts[" + std::to_string(capture++) + "] = " + start + ";");
       }
     }
-    w_.line("if (options.eager_dma) " + k_.name + "_run_dma(L, *" + d + ");");
     std::string dst_state = s.device ? "L.state(" + d + "->dst_device, s.flat)" : "s";
+    if (options_.checks) {
+      // The element sets as boxes, from the captured starts.
+      int slot = 0;
+      for (const ir::View* v : {&*s.src, &*s.dst}) {
+        std::vector<std::string> starts;
+        for (const ir::ViewDim& vd : v->dims) {
+          starts.push_back(vd.start ? d + "->starts[" + std::to_string(slot++) + "]" : std::to_string(vd.static_start));
+        }
+        w_.line(d + (v == &*s.src ? "->src_box = " : "->dst_box = ") + box_of(*v, starts) + ";");
+      }
+      w_.line(d + "->add = " + std::string(s.add ? "true" : "false") + ";");
+      w_.line(d + "->src_shadow = &" + shadow_of(s.src->ref) + ";");
+      w_.line(d + "->dst_shadow = &" + shadow_of(s.dst->ref, d + "->dst_device", dst_state) + ";");
+      w_.line(d + "->dst_sem = &" + sem_ref(s.sem, dst_state) + ";");
+      w_.line(d + "->has_src_sem = " + std::string(s.src_sem ? "true" : "false") + ";");
+      w_.line("kdt_rt::claim_dma(" + d + ");");
+    }
+    w_.line("if (options.eager_dma) " + k_.name + "_run_dma(L, *" + d + ");");
     w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
     // The source side of a remote DMA is retired by a wait on `src_sem`.
     if (s.src_sem) w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + ");");
@@ -481,6 +511,7 @@ class KernelEmitter {
       w_.line("throw kdt_rt::RunFailure{e_};");
       w_.close();
     }
+    if (options_.checks) w_.line("kdt_rt::retire_claims(*d_, &sem_);");
     // on_wait: the data moves now, at the first wait that retires the DMA.
     w_.line("if (!d_->landed) " + k_.name + "_run_dma(L, *d_);");
     w_.close();
@@ -637,6 +668,51 @@ class KernelEmitter {
   void prepare_view(const Expr& e) {
     std::vector<std::string> starts = view_starts(*e.view, e.mask != nullptr);
     view_starts_[&e] = starts;
+    if (options_.checks) {
+      if (!e.mask) {
+        w_.line("kdt_rt::check_access(" + shadow_of(e.view->ref) + ", " + box_of(*e.view, starts) + ", false, program_, " +
+                site(e.range) + ");");
+      } else {
+        masked_sites_[&e] = site(e.range);
+      }
+    }
+  }
+
+  static std::string dims_list(const Shape& shape) {
+    std::string out;
+    for (int64_t d : shape) out += (out.empty() ? "" : ", ") + std::to_string(d);
+    return out;
+  }
+
+  // ----- shadows for the race and uninitialized-read checks ------------------
+  int ref_params() const {
+    int n = 0;
+    for (const ir::Ref& r : k_.refs) n += r.is_param;
+    return n;
+  }
+
+  // The shadow of a ref: parameters per device in the launch, scratch in
+  // the program state.
+  std::string shadow_of(int ref, const std::string& device = "device", const std::string& state = "s") const {
+    const ir::Ref& r = k_.refs[ref];
+    if (r.is_param) return "L.shadows[static_cast<size_t>(" + device + ") * " + std::to_string(ref_params()) + " + " +
+                           std::to_string(ref) + "]";
+    return state + "." + r.name + "_shadow";
+  }
+
+  std::string box_of(const ir::View& v, const std::vector<std::string>& starts) const {
+    std::string b = "kdt_rt::Box{" + std::to_string(v.dims.size()) + ", {";
+    for (size_t d = 0; d < v.dims.size(); ++d) b += (d ? ", " : "") + starts[d];
+    b += "}, {";
+    for (size_t d = 0; d < v.dims.size(); ++d) b += (d ? ", " : "") + std::to_string(v.dims[d].dropped ? 1 : v.dims[d].size);
+    return b + "}}";
+  }
+
+  // A persistent location object (the shadow keeps pointers to it).
+  std::string site(SourceRange r) {
+    std::string name = fresh("site");
+    w_.line("[[maybe_unused]] static const kdt_rt::SourceLoc " + name + " = " + loc(r) + ";");
+    return "&" + name;
   }
 
   // Evaluates the dynamic starts of a view into named temporaries (checked
@@ -737,8 +813,10 @@ class KernelEmitter {
         if (!options_.checks) return "(" + mask + " ? " + access + " : " + other + ")";
         // Masked-on elements must lie inside the ref.
         std::string inside = in_bounds(*e.view, coords);
-        return "(" + mask + " ? ((" + inside + ") ? " + access + " : (kdt_rt::fail(\"out-of-bounds\", " + loc(e.range) +
-               ", \"a masked-on element lies outside the ref\"), " + access + ")) : " + other + ")";
+        std::string shadow_check = "kdt_rt::check_written(" + shadow_of(e.view->ref) + ", static_cast<size_t>(" + offset +
+                                   "), " + masked_sites_.at(&e) + "), ";
+        return "(" + mask + " ? ((" + inside + ") ? (" + shadow_check + access + ") : (kdt_rt::fail(\"out-of-bounds\", " +
+               loc(e.range) + ", \"a masked-on element lies outside the ref\"), " + access + ")) : " + other + ")";
       }
       case ExprKind::Unary: {
         std::string a = operand(0);
@@ -982,6 +1060,15 @@ class KernelEmitter {
     prepare(*s.value);
     if (s.mask) prepare(*s.mask);
     std::vector<std::string> starts = view_starts(v, s.mask != nullptr);
+    std::string mask_site;
+    if (options_.checks) {
+      if (!s.mask) {
+        w_.line("kdt_rt::check_access(" + shadow_of(v.ref) + ", " + box_of(v, starts) + ", true, program_, " +
+                site(s.range) + ");");
+      } else {
+        mask_site = site(s.range);
+      }
+    }
     // A value that reads the destination must be computed in full before
     // any element is written.
     std::string value_array;
@@ -1012,6 +1099,7 @@ class KernelEmitter {
                 ", \"a masked-on element lies outside the ref\");");
       }
       w_.line(target + " = " + value + ";");
+      if (options_.checks) w_.line("kdt_rt::mark_written(" + shadow_of(v.ref) + ", static_cast<size_t>(" + offset + "));");
       w_.close();
     } else {
       w_.line(target + " = " + value + ";");
@@ -1087,6 +1175,14 @@ class KernelEmitter {
       init += (init.empty() ? "" : ", ") + name + (is_ref && multi ? "[device]" : "");
     }
     w_.line("L.params.push_back(" + k_.name + "_params{" + init + "});");
+    if (options_.checks) {
+      for (const ir::Ref& r : k_.refs) {
+        if (!r.is_param) continue;
+        w_.line("L.shadows.emplace_back();");
+        w_.line("L.shadows.back().init(\"" + r.name + "\", {" + dims_list(r.shape) + "}, " +
+                (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") + ");");
+      }
+    }
     w_.close();
     w_.line("const std::vector<int64_t> order = kdt_rt::program_order(" + std::to_string(programs) + ", options);");
     w_.line("kdt_rt::RunError failure;");
@@ -1175,6 +1271,7 @@ class KernelEmitter {
   int next_temp_ = 0;
   std::map<const Expr*, std::string> materialized_;
   std::map<const Expr*, std::vector<std::string>> view_starts_;
+  std::map<const Expr*, std::string> masked_sites_;
   std::map<int, std::vector<std::string>> asm_outputs_;
 };
 

@@ -41,6 +41,7 @@ class Lowerer {
       r.is_param = true;
       r.writable = p.mode != ast::ParamMode::In;
       r.is_output = p.mode != ast::ParamMode::In;
+      r.starts_uninitialized = p.mode == ast::ParamMode::Out;
       refs_[p.symbol] = static_cast<int>(k_.refs.size());
       k_.params.emplace_back(true, static_cast<int>(k_.refs.size()));
       k_.refs.push_back(r);
@@ -123,6 +124,7 @@ class Lowerer {
         r.dtype = sym->type.dtype;
         r.shape = sym->type.shape;
         r.space = MemSpace::Shared;
+        r.starts_uninitialized = true;
         refs_[sym] = static_cast<int>(k_.refs.size());
         k_.refs.push_back(r);
         return;

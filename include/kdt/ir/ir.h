@@ -30,6 +30,7 @@ struct Ref {
   bool is_param = false;
   bool writable = true;  // false for `in` parameters
   bool is_output = false;  // `out`/`inout`
+  bool starts_uninitialized = false;  // `out` parameters and scratch
 };
 
 struct Semaphore {

@@ -95,6 +95,25 @@ inline T checked_divisor(T divisor, const SourceLoc& loc) {
 // ---------------------------------------------------------------------------
 constexpr int kMaxCaptured = 16;
 
+struct RefShadow;
+struct DmaSemaphore;
+
+// An element set of a ref as a box: one [start, start + size) per ref
+// dimension (a dropped dimension has size 1). Views are exactly boxes.
+constexpr int kMaxRank = 8;
+struct Box {
+  int rank = 0;
+  int64_t start[kMaxRank] = {};
+  int64_t size[kMaxRank] = {};
+};
+
+inline bool overlap(const Box& a, const Box& b) {
+  for (int d = 0; d < a.rank; ++d) {
+    if (a.start[d] + a.size[d] <= b.start[d] || b.start[d] + b.size[d] <= a.start[d]) return false;
+  }
+  return true;
+}
+
 // One started DMA. The destination semaphore's queue holds it and, for a
 // remote DMA, so does the sender's `src_sem` queue: whichever wait retires
 // it first moves the data (on_wait mode).
@@ -107,6 +126,14 @@ struct DmaRecord {
   int64_t program = 0;  // flattened program index (the same on both devices)
   int64_t starts[kMaxCaptured] = {};
   SourceLoc loc{"", 0, 0, 0, 0};
+  // Run-time checks: the element sets and the shadows of both refs.
+  bool add = false;
+  Box src_box, dst_box;
+  RefShadow* src_shadow = nullptr;
+  RefShadow* dst_shadow = nullptr;
+  const DmaSemaphore* dst_sem = nullptr;
+  bool has_src_sem = false;
+  bool src_released = false;
 };
 
 struct DmaSemaphore {
@@ -300,6 +327,196 @@ inline bf16 op_rem(bf16 a, bf16 b) { return bf16_from_f32(std::fmod(to_f32(a), t
 template <class T> inline float cmp_value(T x) { return static_cast<float>(x); }
 inline float cmp_value(f16 x) { return to_f32(x); }
 inline float cmp_value(bf16 x) { return to_f32(x); }
+
+// ---------------------------------------------------------------------------
+// Shadows for the run-time checks `race` and `uninitialized-read`: per ref
+// instance, which elements were ever written, which DMAs are in flight on
+// it (as boxes), and which program last wrote each @global element.
+// ---------------------------------------------------------------------------
+struct Claim {
+  std::shared_ptr<DmaRecord> dma;
+  Box box;
+  bool destination;
+};
+
+struct RefShadow {
+  const char* name = "";
+  std::vector<int64_t> shape;
+  bool track_written = false;  // scratch and `out` parameters
+  bool track_writers = false;  // @global parameters (cross-program races)
+  std::vector<uint8_t> written;
+  std::vector<int64_t> writer;  // program (device * programs + flat) + 1; 0 = none
+  std::vector<const SourceLoc*> writer_loc;
+  std::vector<Claim> claims;
+
+  void init(const char* ref_name, std::vector<int64_t> ref_shape, bool written_tracking, bool writer_tracking) {
+    name = ref_name;
+    shape = std::move(ref_shape);
+    track_written = written_tracking;
+    track_writers = writer_tracking;
+  }
+
+  size_t count() const {
+    size_t n = 1;
+    for (int64_t d : shape) n *= static_cast<size_t>(d);
+    return n;
+  }
+
+  // Calls f(flat offset) for every element of `box`, row by row: the last
+  // dimension is contiguous, so the inner loop is a plain increment.
+  template <class F>
+  void for_each(const Box& box, F&& f) const {
+    if (box.rank == 0) {
+      f(size_t{0});
+      return;
+    }
+    int last = box.rank - 1;
+    int64_t idx[kMaxRank] = {};
+    size_t rows = 1;
+    for (int d = 0; d < last; ++d) rows *= static_cast<size_t>(box.size[d]);
+    for (size_t row = 0; row < rows; ++row) {
+      size_t offset = 0;
+      for (int d = 0; d < box.rank; ++d) {
+        offset = offset * static_cast<size_t>(shape[static_cast<size_t>(d)]) +
+                 static_cast<size_t>(box.start[d] + (d < last ? idx[d] : 0));
+      }
+      for (int64_t k = 0; k < box.size[last]; ++k) f(offset + static_cast<size_t>(k));
+      for (int d = last - 1; d >= 0; --d) {
+        if (++idx[d] < box.size[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+};
+
+[[noreturn]] inline void race(const SourceLoc& loc, std::string message, const std::string& note,
+                              const SourceLoc& other) {
+  RunError e;
+  e.code = "race";
+  e.message = std::move(message);
+  e.loc = loc;
+  e.notes.emplace_back(note, other);
+  throw RunFailure{std::move(e)};
+}
+
+// A load (write = false) or store by `program` of `box` of a ref.
+inline void check_access(RefShadow& r, const Box& box, bool write, int64_t program, const SourceLoc* loc) {
+  for (const Claim& c : r.claims) {
+    if (!overlap(c.box, box)) continue;
+    if (c.destination) {
+      race(*loc, std::string(write ? "write to" : "read of") + " `" + r.name +
+                     "` elements that an in-flight DMA is writing",
+           "the DMA was started here and is retired only by its dma_wait", c.dma->loc);
+    }
+    if (write) {
+      race(*loc, std::string("write to `") + r.name + "` elements that an in-flight DMA is reading",
+           "the DMA was started here", c.dma->loc);
+    }
+  }
+  if (r.track_writers) {
+    if (r.writer.empty()) {
+      r.writer.assign(r.count(), 0);
+      r.writer_loc.assign(r.count(), nullptr);
+    }
+    r.for_each(box, [&](size_t e) {
+      int64_t w = r.writer[e];
+      if (w != 0 && w != program + 1) {
+        race(*loc, std::string(write ? "write to" : "read of") + " `" + r.name +
+                       "` elements written by another program; programs of a grid may run in any order",
+             "the other program wrote them here", *r.writer_loc[e]);
+      }
+      if (write) {
+        r.writer[e] = program + 1;
+        r.writer_loc[e] = loc;
+      }
+    });
+  }
+  if (r.track_written) {
+    if (r.written.empty()) r.written.assign(r.count(), 0);
+    if (write) {
+      r.for_each(box, [&](size_t e) { r.written[e] = 1; });
+    } else {
+      r.for_each(box, [&](size_t e) {
+        if (!r.written[e]) {
+          fail("uninitialized-read", *loc, std::string("read of `") + r.name + "` elements never written");
+        }
+      });
+    }
+  }
+}
+
+// Masked accesses check element by element.
+inline void check_written(RefShadow& r, size_t offset, const SourceLoc* loc) {
+  if (!r.track_written) return;
+  if (r.written.empty()) r.written.assign(r.count(), 0);
+  if (!r.written[offset]) fail("uninitialized-read", *loc, std::string("read of `") + r.name + "` elements never written");
+}
+
+inline void mark_written(RefShadow& r, size_t offset) {
+  if (!r.track_written) return;
+  if (r.written.empty()) r.written.assign(r.count(), 0);
+  r.written[offset] = 1;
+}
+
+// A DMA starts: its destination may not overlap another in-flight DMA's
+// (unless both accumulate), nor its source another DMA's destination; its
+// source must have been written.
+inline void claim_dma(const std::shared_ptr<DmaRecord>& dma) {
+  RefShadow& src = *dma->src_shadow;
+  RefShadow& dst = *dma->dst_shadow;
+  for (const Claim& c : dst.claims) {
+    if (c.destination && overlap(c.box, dma->dst_box) && !(c.dma->add && dma->add)) {
+      race(dma->loc, std::string("this DMA writes `") + dst.name + "` elements that another in-flight DMA writes",
+           "the other DMA was started here", c.dma->loc);
+    }
+  }
+  for (const Claim& c : src.claims) {
+    if (c.destination && overlap(c.box, dma->src_box)) {
+      race(dma->loc, std::string("this DMA reads `") + src.name + "` elements that an in-flight DMA is writing",
+           "the other DMA was started here", c.dma->loc);
+    }
+  }
+  if (src.track_written) {
+    if (src.written.empty()) src.written.assign(src.count(), 0);
+    src.for_each(dma->src_box, [&](size_t e) {
+      if (!src.written[e]) {
+        fail("uninitialized-read", dma->loc, std::string("this DMA reads `") + src.name + "` elements never written");
+      }
+    });
+  }
+  src.claims.push_back({dma, dma->src_box, false});
+  dst.claims.push_back({dma, dma->dst_box, true});
+}
+
+inline void release_claim(RefShadow& r, const DmaRecord* dma, bool destination) {
+  for (size_t i = 0; i < r.claims.size(); ++i) {
+    if (r.claims[i].dma.get() == dma && r.claims[i].destination == destination) {
+      r.claims.erase(r.claims.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  }
+}
+
+// A wait retires `dma` on `sem`: the destination side when it is the
+// destination semaphore (and the source side too for a local DMA), the
+// source side when it is a remote DMA's `src_sem`.
+inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem) {
+  if (!dma.dst_shadow) return;
+  if (sem == dma.dst_sem) {
+    release_claim(*dma.dst_shadow, &dma, true);
+    if (dma.dst_shadow->track_written) {
+      if (dma.dst_shadow->written.empty()) dma.dst_shadow->written.assign(dma.dst_shadow->count(), 0);
+      dma.dst_shadow->for_each(dma.dst_box, [&](size_t e) { dma.dst_shadow->written[e] = 1; });
+    }
+    if (!dma.has_src_sem && !dma.src_released) {
+      release_claim(*dma.src_shadow, &dma, false);
+      dma.src_released = true;
+    }
+  } else if (!dma.src_released) {
+    release_claim(*dma.src_shadow, &dma, false);
+    dma.src_released = true;
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Harness support (used by `--harness` and `kdt run`).
