@@ -1252,8 +1252,10 @@ class KernelEmitter {
     w_.line("return 1;");
     w_.close();
     w_.line("double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();");
+    // The time has a line of its own: every other line of the summary is
+    // the same on every run.
     w_.line("std::printf(\"kernel " + k_.name + ": grid " + shape_string(k_.grid) + ", " + devices +
-            (k_.devices == 1 ? " device" : " devices") + ", %.3f ms\\n\", ms);");
+            (k_.devices == 1 ? " device" : " devices") + "\\ntime: %.3f ms\\n\", ms);");
     for (auto [is_ref, i] : k_.params) {
       if (!is_ref || !k_.refs[i].is_output) continue;
       const ir::Ref& r = k_.refs[i];

@@ -169,6 +169,37 @@ def remote_accumulate():
 
 
 @test
+def no_checks_runs_racy_kernel():
+    """With --no-checks the race check is compiled out: the racy kernel completes."""
+    global passed
+    kd = os.path.abspath(os.path.join(SRC, "tests", "diag", "fail_race_read_in_flight.kd"))
+    checked = subprocess.run([KDT, "run", kd, "--output-dir", tempfile.mkdtemp()], capture_output=True, text=True)
+    unchecked = subprocess.run([KDT, "run", kd, "--no-checks", "--output-dir", tempfile.mkdtemp()],
+                               capture_output=True, text=True)
+    if checked.returncode == 1 and "[race]" in checked.stderr and unchecked.returncode == 0:
+        passed += 1
+        print("ok   --no-checks removes the race check")
+    else:
+        failures.append("--no-checks: " + checked.stderr + unchecked.stderr)
+        print("FAIL --no-checks removes the race check")
+
+
+@test
+def deterministic_summary():
+    """The same multi-device run twice prints the same summary (but for the time)."""
+    global passed
+    args = [KDT, "run", os.path.join(SRC, "samples", "all_gather.kd"), "--output-dir", tempfile.mkdtemp()]
+    runs = [subprocess.run(args, capture_output=True, text=True).stderr for _ in range(2)]
+    strip = lambda text: [line for line in text.splitlines() if not line.startswith("time:")]
+    if strip(runs[0]) == strip(runs[1]) and "checksum" in runs[0]:
+        passed += 1
+        print("ok   deterministic summary")
+    else:
+        failures.append("summaries differ:\n" + runs[0] + runs[1])
+        print("FAIL deterministic summary")
+
+
+@test
 def deterministic():
     x = f32(4, 128, 64)
     a = run("ring_exchange.kd", {"x": x}, ["--program-order", "shuffle", "--seed", "3"])
