@@ -1,5 +1,7 @@
 #include "kdt/discharge/discharge.h"
 
+#include "ptx_translate.h"
+
 namespace kdt {
 
 namespace {
@@ -70,18 +72,23 @@ class Discharger {
   void asm_stmt(ir::Stmt& s) {
     ir::AsmBlock& a = k_.asms[s.asm_id];
     if (a.fallback) return;
-    // Without a fallback the PTX itself would have to be translated; until
-    // kdt translates PTX, say so precisely and offer the fallback skeleton.
+    // Without a fallback, translate the PTX itself when every instruction
+    // belongs to the exact subset (docs/ptx.md); otherwise say which one
+    // blocks, where in the template, and offer the fallback skeleton.
+    ptx::TranslateResult t = ptx::translate_asm(k_, s.asm_id);
+    if (t.ok) return;
     std::string skeleton = " fallback {";
     for (size_t i = 0; i < a.outputs.size(); ++i) {
       skeleton += " " + a.output_names[i] + " = " + (is_float(a.outputs[i].second) ? "0.0" : "0") + ";";
     }
     skeleton += " }";
     SourceRange end{a.range.file, a.range.end, a.range.end};
+    std::string where = "template line " + std::to_string(t.pos.line) + ", column " + std::to_string(t.pos.column);
     diags_.report(DiagCode::UnsupportedDischarge, a.range,
-                  "this asm block has no `fallback`, so the interpretation path cannot run it")
+                  "this asm block has no `fallback` and its PTX cannot be translated exactly: `" + t.instruction +
+                      "` (" + where + "): " + t.reason)
         .note("add a `fallback { ... }` in plain KD that assigns every output, or use the CUDA path "
-              "(--emit=cuda)")
+              "(--emit=cuda); docs/ptx.md lists the PTX subset kdt translates")
         .fixit(end, skeleton);
     ok_ = false;
   }

@@ -59,7 +59,8 @@ struct Reader {
     }
     if (body.empty() || !ident_start(body[0])) return false;
     for (char c : body) {
-      if (!ident_char(c)) return false;
+      // Special registers carry components: `%%tid.x`.
+      if (!ident_char(c) && !(c == '.' && !prefix.empty())) return false;
     }
     *out = prefix + body;
     return true;

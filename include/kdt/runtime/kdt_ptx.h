@@ -111,6 +111,7 @@ inline double round_fmt(Ex x, int mode, int prec, int emin, int emax) {
   double a = std::fabs(r);
   int es = neg ? -x.es : x.es;  // tail sign relative to |value|
   int e = a == 0 ? emin : std::ilogb(a);
+  if (es < 0 && a == std::ldexp(1.0, e)) e -= 1;  // just below a power of two: the binade below
   int E = e < emin ? emin : e;
   double q = std::ldexp(1.0, E - prec + 1);
   double t = a / q;  // exact (power-of-two scaling)
@@ -173,7 +174,7 @@ inline float sat32(float x) {
 }
 
 inline uint32_t out32(double v, bool ftz, bool sat) {
-  if (std::isnan(v)) return kNaN32;
+  if (std::isnan(v)) return sat ? 0u : kNaN32;
   float f = static_cast<float>(v);  // exact: v is already an f32 value
   if (ftz) f = ftz32(f);
   if (sat) f = sat32(f);
@@ -370,15 +371,9 @@ inline uint64_t out_u64(uint64_t v) { return v; }
     return static_cast<U>(static_cast<U2>(p) >> W);                                          \
   }                                                                                          \
   inline U mad_lo_b##W(U a, U b, U c) { return static_cast<U>(mul_lo_b##W(a, b) + c); }     \
-  inline U mad_hi_u##W(U a, U b, U c) {                                                      \
-    U2 p = static_cast<U2>(a) * static_cast<U2>(b) + static_cast<U2>(c);                     \
-    return static_cast<U>(p >> W);                                                           \
-  }                                                                                          \
-  inline U mad_hi_s##W(U a, U b, U c) {                                                      \
-    S2 p = static_cast<S2>(static_cast<S>(a)) * static_cast<S2>(static_cast<S>(b)) +        \
-           static_cast<S2>(static_cast<S>(c));                                               \
-    return static_cast<U>(static_cast<U2>(p) >> W);                                          \
-  }                                                                                          \
+  /* mad.hi: d = t<2n-1..n> + c (the high half of a*b, plus c, wrapping) */                     \
+  inline U mad_hi_u##W(U a, U b, U c) { return static_cast<U>(mul_hi_u##W(a, b) + c); }     \
+  inline U mad_hi_s##W(U a, U b, U c) { return static_cast<U>(mul_hi_s##W(a, b) + c); }     \
   inline U div_u##W(U a, U b) { return b == 0 ? static_cast<U>(~U{0}) : static_cast<U>(a / b); } \
   inline U div_s##W(U a, U b) {                                                              \
     S x = static_cast<S>(a), y = static_cast<S>(b);                                          \
@@ -695,15 +690,13 @@ inline uint64_t cvt(int dt, int st, int mode, bool ftz, bool sat, uint64_t v) {
     }
     Ex e = is_signed_t(st) ? ex_i64(static_cast<int64_t>(x)) : ex_u64(static_cast<uint64_t>(x));
     int m = mode & 3;
+    double r = dt == 8 ? r16(e, m) : dt == 9 ? rbf(e, m) : dt == 10 ? r32(e, m) : round_f64(e, m);
+    if (sat) r = r < 0 ? 0.0 : (r > 1 ? 1.0 : r);
     switch (dt) {
-      case 8: return f16_bits(r16(e, m));
-      case 9: return bf16_bits(rbf(e, m));
-      case 10: return out32(r32(e, m), ftz, sat);
-      default: {
-        double r = round_f64(e, m);
-        if (sat) r = r < 0 ? 0.0 : (r > 1 ? 1.0 : r);
-        return db(r);
-      }
+      case 8: return f16_bits(r);
+      case 9: return bf16_bits(r);
+      case 10: return out32(r, ftz, false);
+      default: return db(r);
     }
   }
   double x = float_of(st, v, ftz);
