@@ -168,6 +168,62 @@ def remote_accumulate():
     check("remote_accumulate", o("total"), want.astype(np.float32), rtol=1e-5, atol=1e-5)
 
 
+def f32_to_bf16_bits(x):
+    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype("<u2")
+
+
+def kdt_run_raw(args, env=None):
+    return subprocess.run([KDT, "run"] + args, capture_output=True, text=True, env=env)
+
+
+def expect(label, condition, detail=""):
+    global passed
+    if condition:
+        passed += 1
+        print(f"ok   {label}")
+    else:
+        failures.append(f"{label}: {detail}")
+        print(f"FAIL {label}: {detail}")
+
+
+@test
+def run_inputs_and_outputs():
+    tmp = tempfile.mkdtemp(prefix="kdt-e2e-")
+    sample = os.path.join(SRC, "samples", "accumulate_blocks.kd")
+    # A file of the wrong dtype or shape is refused with a clear error.
+    np.save(os.path.join(tmp, "x64.npy"), np.zeros((1024, 256), np.float64))
+    r = kdt_run_raw([sample, "--input", f"x={tmp}/x64.npy", "--output-dir", tmp])
+    expect("wrong dtype refused", r.returncode == 2 and "dtype" in r.stderr and "'<f8'" in r.stderr, r.stderr)
+    np.save(os.path.join(tmp, "xshape.npy"), np.zeros((1024, 255), np.float32))
+    r = kdt_run_raw([sample, "--input", f"x={tmp}/xshape.npy", "--output-dir", tmp])
+    expect("wrong shape refused", r.returncode == 2 and "shape" in r.stderr, r.stderr)
+    # --cxx picks the compiler; a missing one is a clear error.
+    env = dict(os.environ, KDT_CACHE_DIR=os.path.join(tmp, "cache"))
+    r = kdt_run_raw([sample, "--output-dir", tmp, "--cxx", "/nonexistent/c++"], env)
+    expect("--cxx missing compiler", r.returncode == 2 and "/nonexistent/c++" in r.stderr, r.stderr)
+    # The cache is keyed by content and flags: same program once, -D makes another.
+    for args in ([], [], ["-D", "B=64"]):
+        r = kdt_run_raw([sample, "--output-dir", tmp] + args, env)
+        expect("cached run " + " ".join(args), r.returncode == 0, r.stderr)
+    cache = os.path.join(tmp, "cache")
+    binaries = [e for e in os.listdir(cache) if os.path.exists(os.path.join(cache, e, "kernel"))]
+    expect("two cached binaries for two programs", len(binaries) == 2, binaries)
+    # json mode: the summary on stdout, exactly one JSON array on stderr.
+    r = kdt_run_raw([sample, "--output-dir", tmp, "--diagnostics-format=json"], env)
+    import json
+    expect("json mode", r.returncode == 0 and json.loads(r.stderr) == [] and "checksum" in r.stdout, r.stderr)
+    # bf16: `<u2` (or `<V2`) accepted, `<V2` written.
+    a = f32_to_bf16_bits(rng.uniform(-1, 1, (64, 128)))
+    b = f32_to_bf16_bits(rng.uniform(-1, 1, (128, 64)))
+    np.save(os.path.join(tmp, "a.npy"), a)
+    np.save(os.path.join(tmp, "b.npy"), b.view("V2"))
+    r = kdt_run_raw([os.path.join(SRC, "samples", "mixed_precision.kd"), "--kernel", "bf16_matmul_gelu",
+                     "--input", f"a={tmp}/a.npy", "--input", f"b={tmp}/b.npy", "--output-dir", tmp])
+    y = np.load(os.path.join(tmp, "y.npy")) if r.returncode == 0 else None
+    expect("bf16 in and out", y is not None and y.dtype.str == "|V2" and y.shape == (64, 64), r.stderr)
+
+
 @test
 def no_checks_runs_racy_kernel():
     """With --no-checks the race check is compiled out: the racy kernel completes."""
