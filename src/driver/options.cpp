@@ -108,6 +108,24 @@ std::string help_text() {
   return s.str();
 }
 
+bool parse_command_line(const std::vector<std::string>& args, const po::options_description& desc,
+                        const po::positional_options_description& positional, po::variables_map& vm,
+                        std::string& error) {
+  try {
+    po::store(po::command_line_parser(normalise(args))
+                  .options(desc)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
 ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   ParseResult result;
   // Errors in the command line itself are reported in the requested format,
@@ -133,18 +151,8 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   po::options_description all;
   all.add(desc).add_options()("input", po::value<std::string>());
   po::variables_map vm;
-  try {
-    std::vector<std::string> normalised = normalise(args);
-    po::store(po::command_line_parser(normalised)
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
+  if (!parse_command_line(args, all, positional, vm, result.error)) {
     result.ok = false;
-    result.error = e.what();
     return result;
   }
   auto fail = [&](std::string message) {

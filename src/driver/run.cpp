@@ -88,20 +88,7 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions& out, st
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
-  std::vector<std::string> normalised;
-  for (const std::string& a : args) normalised.push_back(a == "-Werror" ? "--Werror" : a);
-  try {
-    po::store(po::command_line_parser(normalised)
-                  .options(d)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    error = e.what();
-    return false;
-  }
+  if (!parse_command_line(args, d, positional, vm, error)) return false;
   // Reuse the transpile parser for the options both share.
   std::vector<std::string> shared;
   for (const char* key : {"kernel", "dma-mode", "program-order", "diagnostics-format", "diagnostics-file", "color",

@@ -7,17 +7,6 @@
 #include "kdt/check/check.h"
 #include "test_support.h"
 
-namespace doctest {
-template <>
-struct StringMaker<std::vector<std::string>> {
-  static String convert(const std::vector<std::string>& v) {
-    std::string out = "{";
-    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
-    return (out + "}").c_str();
-  }
-};
-}  // namespace doctest
-
 namespace {
 
 using kdt::Compilation;

@@ -19,7 +19,7 @@ namespace {
 uint32_t F(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 uint64_t D(double f) { uint64_t u; std::memcpy(&u, &f, 8); return u; }
 constexpr uint32_t ONE = 0x3F800000u, MAXF = 0x7F7FFFFFu, INF = 0x7F800000u, NINF = 0xFF800000u, QNAN = 0x7FC00000u,
-                   CNAN = 0x7FFFFFFFu, NZERO = 0x80000000u, MINSUB = 0x00000001u, MINNORM = 0x00800000u;
+                   CNAN = 0x7FFFFFFFu, NEG_ZERO = 0x80000000u, MINSUB = 0x00000001u, MINNORM = 0x00800000u;
 constexpr uint64_t D1 = 0x3FF0000000000000ull, DMAX = 0x7FEFFFFFFFFFFFFFull, DINF = 0x7FF0000000000000ull,
                    DMINSUB = 1ull, DNAN = 0x7FFFFFFFFFFFFFFFull;
 }  // namespace
@@ -37,18 +37,18 @@ TEST_CASE("f32 add: every rounding mode on halfway and near-halfway sums") {
   CHECK(add_rm_f32(ONE, above_half) == ONE);
   CHECK(add_rp_f32(ONE, above_half) == ONE + 1);
   CHECK(add_rp_f32(ONE, MINSUB) == ONE + 1);  // the smallest tail still rounds up
-  CHECK(add_rm_f32(ONE | NZERO, MINSUB | NZERO) == ((ONE + 1) | NZERO));
-  CHECK(add_rz_f32(ONE | NZERO, MINSUB | NZERO) == (ONE | NZERO));
-  CHECK(add_rp_f32(ONE | NZERO, MINSUB | NZERO) == (ONE | NZERO));
-  CHECK(add_rm_f32(ONE, MINSUB | NZERO) == 0x3F7FFFFFu);  // just below 1
-  CHECK(add_rz_f32(ONE, MINSUB | NZERO) == 0x3F7FFFFFu);
-  CHECK(add_rn_f32(ONE, MINSUB | NZERO) == ONE);
+  CHECK(add_rm_f32(ONE | NEG_ZERO, MINSUB | NEG_ZERO) == ((ONE + 1) | NEG_ZERO));
+  CHECK(add_rz_f32(ONE | NEG_ZERO, MINSUB | NEG_ZERO) == (ONE | NEG_ZERO));
+  CHECK(add_rp_f32(ONE | NEG_ZERO, MINSUB | NEG_ZERO) == (ONE | NEG_ZERO));
+  CHECK(add_rm_f32(ONE, MINSUB | NEG_ZERO) == 0x3F7FFFFFu);  // just below 1
+  CHECK(add_rz_f32(ONE, MINSUB | NEG_ZERO) == 0x3F7FFFFFu);
+  CHECK(add_rn_f32(ONE, MINSUB | NEG_ZERO) == ONE);
   // Exact zero: -0 only under .rm.
-  CHECK(add_rn_f32(ONE, ONE | NZERO) == 0u);
-  CHECK(add_rm_f32(ONE, ONE | NZERO) == NZERO);
-  CHECK(add_rp_f32(NZERO, NZERO) == NZERO);
-  CHECK(add_rn_f32(NZERO, 0u) == 0u);
-  CHECK(sub_rm_f32(ONE, ONE) == NZERO);
+  CHECK(add_rn_f32(ONE, ONE | NEG_ZERO) == 0u);
+  CHECK(add_rm_f32(ONE, ONE | NEG_ZERO) == NEG_ZERO);
+  CHECK(add_rp_f32(NEG_ZERO, NEG_ZERO) == NEG_ZERO);
+  CHECK(add_rn_f32(NEG_ZERO, 0u) == 0u);
+  CHECK(sub_rm_f32(ONE, ONE) == NEG_ZERO);
   CHECK(sub_rn_f32(ONE, ONE) == 0u);
 }
 
@@ -57,8 +57,8 @@ TEST_CASE("f32 add: overflow, infinities, NaN, subnormals") {
   CHECK(add_rz_f32(MAXF, MAXF) == MAXF);
   CHECK(add_rm_f32(MAXF, MAXF) == MAXF);
   CHECK(add_rp_f32(MAXF, MAXF) == INF);
-  CHECK(add_rm_f32(MAXF | NZERO, MAXF | NZERO) == NINF);
-  CHECK(add_rp_f32(MAXF | NZERO, MAXF | NZERO) == (MAXF | NZERO));
+  CHECK(add_rm_f32(MAXF | NEG_ZERO, MAXF | NEG_ZERO) == NINF);
+  CHECK(add_rp_f32(MAXF | NEG_ZERO, MAXF | NEG_ZERO) == (MAXF | NEG_ZERO));
   // MAX + half an ulp (2^103) is a tie whose even neighbour is 2^128: infinity.
   CHECK(add_rn_f32(MAXF, 0x73000000u) == INF);
   CHECK(add_rz_f32(MAXF, 0x73000000u) == MAXF);
@@ -75,14 +75,14 @@ TEST_CASE("f32 add: overflow, infinities, NaN, subnormals") {
   CHECK(add_rn_ftz_f32(MINNORM, 0x80000001u) == MINNORM);
   CHECK(sub_rn_ftz_f32(0x00800001u, MINNORM) == 0u);
   CHECK(sub_rn_f32(0x00800001u, MINNORM) == MINSUB);
-  CHECK(sub_rn_ftz_f32(MINNORM, 0x00800001u) == NZERO);
+  CHECK(sub_rn_ftz_f32(MINNORM, 0x00800001u) == NEG_ZERO);
 }
 
 TEST_CASE("f32 .sat clamps to [0, 1], NaN to +0") {
   CHECK(add_rn_sat_f32(F(0.75f), F(0.5f)) == ONE);
   CHECK(add_rn_sat_f32(F(-1.0f), F(0.5f)) == 0u);
   CHECK(add_rn_sat_f32(QNAN, ONE) == 0u);
-  CHECK(add_rn_sat_f32(NZERO, NZERO) == 0u);
+  CHECK(add_rn_sat_f32(NEG_ZERO, NEG_ZERO) == 0u);
   CHECK(add_rn_sat_f32(F(0.25f), F(0.5f)) == F(0.75f));
   CHECK(mul_rn_sat_f32(INF, ONE) == ONE);
   CHECK(mul_rz_ftz_sat_f32(F(-2.0f), F(3.0f)) == 0u);
@@ -99,8 +99,8 @@ TEST_CASE("f32 mul, div, fma, sqrt, rcp under each rounding mode") {
   CHECK(mul_rn_f32(MINSUB, F(0.5f)) == 0u);
   CHECK(mul_rp_f32(MINSUB, F(0.5f)) == MINSUB);
   CHECK(mul_rz_f32(MINSUB, F(0.5f)) == 0u);
-  CHECK(mul_rm_f32(MINSUB | NZERO, F(0.5f)) == (MINSUB | NZERO));
-  CHECK(mul_rn_f32(MINSUB | NZERO, F(0.5f)) == NZERO);
+  CHECK(mul_rm_f32(MINSUB | NEG_ZERO, F(0.5f)) == (MINSUB | NEG_ZERO));
+  CHECK(mul_rn_f32(MINSUB | NEG_ZERO, F(0.5f)) == NEG_ZERO);
   CHECK(mul_rn_f32(MINNORM, F(0.5f)) == 0x00400000u);
   CHECK(mul_rn_ftz_f32(MINNORM, F(0.5f)) == 0u);
   CHECK(mul_rn_f32(INF, 0u) == CNAN);
@@ -111,12 +111,12 @@ TEST_CASE("f32 mul, div, fma, sqrt, rcp under each rounding mode") {
   CHECK(div_rz_f32(ONE, F(3.0f)) == 0x3EAAAAAAu);
   CHECK(div_rm_f32(ONE, F(3.0f)) == 0x3EAAAAAAu);
   CHECK(div_rp_f32(ONE, F(3.0f)) == 0x3EAAAAABu);
-  CHECK(div_rm_f32(ONE | NZERO, F(3.0f)) == 0xBEAAAAABu);
-  CHECK(div_rz_f32(ONE | NZERO, F(3.0f)) == 0xBEAAAAAAu);
+  CHECK(div_rm_f32(ONE | NEG_ZERO, F(3.0f)) == 0xBEAAAAABu);
+  CHECK(div_rz_f32(ONE | NEG_ZERO, F(3.0f)) == 0xBEAAAAAAu);
   CHECK(div_rn_f32(F(6.0f), F(3.0f)) == F(2.0f));
   CHECK(div_rp_f32(F(6.0f), F(3.0f)) == F(2.0f));
   CHECK(div_rn_f32(ONE, 0u) == INF);
-  CHECK(div_rn_f32(ONE, NZERO) == NINF);
+  CHECK(div_rn_f32(ONE, NEG_ZERO) == NINF);
   CHECK(div_rn_f32(0u, 0u) == CNAN);
   CHECK(div_rn_f32(INF, INF) == CNAN);
   CHECK(rcp_rn_f32(F(3.0f)) == 0x3EAAAAABu);
@@ -124,13 +124,13 @@ TEST_CASE("f32 mul, div, fma, sqrt, rcp under each rounding mode") {
   // fma rounds once: (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24 exactly, while
   // mul.rn then add.rn loses the 2^-24 (the product is a tie to even).
   const uint32_t a = 0x3F800800u;
-  CHECK(fma_rn_f32(a, a, ONE | NZERO) == 0x3A000400u);
-  CHECK(add_rn_f32(mul_rn_f32(a, a), ONE | NZERO) == 0x3A000000u);
+  CHECK(fma_rn_f32(a, a, ONE | NEG_ZERO) == 0x3A000400u);
+  CHECK(add_rn_f32(mul_rn_f32(a, a), ONE | NEG_ZERO) == 0x3A000000u);
   CHECK(fma_rz_f32(a, a, 0u) == 0x3F801000u);
   CHECK(fma_rp_f32(a, a, 0u) == 0x3F801001u);
   CHECK(fma_rm_f32(a, a, 0u) == 0x3F801000u);
   CHECK(fma_rn_f32(a, a, 0u) == 0x3F801000u);  // tie: even
-  CHECK(fma_rm_f32(ONE, ONE, ONE | NZERO) == NZERO);
+  CHECK(fma_rm_f32(ONE, ONE, ONE | NEG_ZERO) == NEG_ZERO);
   CHECK(fma_rn_f32(INF, 0u, ONE) == CNAN);
   CHECK(fma_rn_f32(ONE, ONE, QNAN) == CNAN);
   // sqrt(2) = 1.41421356...: 0x3FB504F3 is below it, 0x3FB504F4 above, nearer the first.
@@ -140,7 +140,7 @@ TEST_CASE("f32 mul, div, fma, sqrt, rcp under each rounding mode") {
   CHECK(sqrt_rn_f32(F(4.0f)) == F(2.0f));
   CHECK(sqrt_rp_f32(F(4.0f)) == F(2.0f));
   CHECK(sqrt_rn_f32(F(-1.0f)) == CNAN);
-  CHECK(sqrt_rn_f32(NZERO) == NZERO);
+  CHECK(sqrt_rn_f32(NEG_ZERO) == NEG_ZERO);
   CHECK(sqrt_rn_f32(INF) == INF);
 }
 
@@ -185,19 +185,19 @@ TEST_CASE("f64 add, mul, div, sqrt, fma.rn with directed rounding") {
 
 TEST_CASE("f32/f64 neg abs min max copysign testp setp") {
   CHECK(neg_f32(QNAN) == 0xFFC00000u);
-  CHECK(neg_f32(0u) == NZERO);
-  CHECK(abs_f32(NZERO) == 0u);
+  CHECK(neg_f32(0u) == NEG_ZERO);
+  CHECK(abs_f32(NEG_ZERO) == 0u);
   CHECK(abs_f32(0xFFC00000u) == QNAN);
-  CHECK(neg_ftz_f32(MINSUB) == NZERO);
+  CHECK(neg_ftz_f32(MINSUB) == NEG_ZERO);
   CHECK(abs_ftz_f32(0x80000005u) == 0u);
   CHECK(neg_f64(D1) == D(-1.0));
   CHECK(abs_f64(D(-2.0)) == D(2.0));
   CHECK(min_f32(QNAN, ONE) == ONE);
   CHECK(max_f32(ONE, QNAN) == ONE);
   CHECK(min_f32(QNAN, QNAN) == CNAN);
-  CHECK(min_f32(NZERO, 0u) == NZERO);
-  CHECK(min_f32(0u, NZERO) == NZERO);
-  CHECK(max_f32(NZERO, 0u) == 0u);
+  CHECK(min_f32(NEG_ZERO, 0u) == NEG_ZERO);
+  CHECK(min_f32(0u, NEG_ZERO) == NEG_ZERO);
+  CHECK(max_f32(NEG_ZERO, 0u) == 0u);
   CHECK(min_f32(NINF, ONE) == NINF);
   CHECK(max_f32(MINSUB, 0u) == MINSUB);
   CHECK(max_ftz_f32(MINSUB, 0u) == 0u);
@@ -232,8 +232,8 @@ TEST_CASE("f32/f64 neg abs min max copysign testp setp") {
     CHECK(setp_f64(op, D1, D(2.0)) == one_two[op]);
     CHECK(setp_f64(op, DNAN, D1) == nan_one[op]);
   }
-  CHECK(setp_f32(0, NZERO, 0u));       // -0 == +0
-  CHECK_FALSE(setp_f32(2, NZERO, 0u));
+  CHECK(setp_f32(0, NEG_ZERO, 0u));       // -0 == +0
+  CHECK_FALSE(setp_f32(2, NEG_ZERO, 0u));
   CHECK(setp_f32(1, MINSUB, 0u));      // without .ftz a subnormal is not zero
   CHECK(setp_ftz_f32(0, MINSUB, 0u));  // with .ftz it is
 }
@@ -485,8 +485,8 @@ TEST_CASE("cvt: float <-> float") {
   CHECK(cvt32(10, 10, 4, false, false, F(2.5f)) == F(2.0f));
   CHECK(cvt32(10, 10, 7, false, false, F(2.1f)) == F(3.0f));
   CHECK(cvt32(10, 10, 6, false, false, F(-0.5f)) == F(-1.0f));
-  CHECK(cvt32(10, 10, 5, false, false, F(-0.5f)) == NZERO);
-  CHECK(cvt32(10, 10, 4, false, false, F(-0.4f)) == NZERO);
+  CHECK(cvt32(10, 10, 5, false, false, F(-0.5f)) == NEG_ZERO);
+  CHECK(cvt32(10, 10, 4, false, false, F(-0.4f)) == NEG_ZERO);
   CHECK(cvt64(11, 11, 7, false, false, D(0.5)) == D(1.0));
 }
 

@@ -4,6 +4,8 @@
 
 #include <sys/wait.h>
 
+#include <doctest/doctest.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,18 @@
 #include <string>
 
 #include "kdt/driver/compile.h"
+
+// Readable failure messages for lists of diagnostic codes.
+namespace doctest {
+template <>
+struct StringMaker<std::vector<std::string>> {
+  static String convert(const std::vector<std::string>& v) {
+    std::string out = "{";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+    return (out + "}").c_str();
+  }
+};
+}  // namespace doctest
 
 namespace kdt::test {
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/program_options.hpp>
+
 #include "kdt/diag/render.h"
 
 namespace kdt {
@@ -47,6 +49,12 @@ struct ParseResult {
 };
 
 ParseResult parse_options(const std::vector<std::string>& args, Options& out);
+
+// Runs Boost.Program_options over `args` (GCC-style -Werror, -MD... already
+// accepted) without abbreviation guessing; on failure sets `error`.
+bool parse_command_line(const std::vector<std::string>& args, const boost::program_options::options_description& desc,
+                        const boost::program_options::positional_options_description& positional,
+                        boost::program_options::variables_map& vm, std::string& error);
 std::string help_text();
 
 }  // namespace kdt
