@@ -94,7 +94,8 @@ std::string help_text() {
   std::ostringstream s;
   s << "Usage: kdt [OPTIONS] FILE.kd          transpile or check a KD file (- for standard input)\n"
        "       kdt run FILE.kd [OPTIONS]       emit C++, compile it and run it on .npy files\n"
-       "       kdt lsp                         a Language Server Protocol server over stdio\n\n"
+       "       kdt lsp [-I DIR] [-D NAME=VALUE] [--stdio]\n"
+       "                                       a Language Server Protocol server over stdio\n\n"
     << describe()
     << "\nkdt run options (besides --kernel, -D, -I, --max-nesting, --no-checks, --dma-mode,\n"
        "--program-order and the diagnostics options above):\n"

@@ -166,6 +166,12 @@ class KernelEmitter {
                         "the compiled path yet: use `kdt run` or --emit=cpp)");
       return false;
     }
+    if (threads_ > 1024) {
+      diags_.report(DiagCode::InvalidDeclaration, k_.range,
+                    "kernel `" + k_.name + "` asks for " + std::to_string(threads_) +
+                        " threads per block; CUDA allows at most 1024 (threads(T) or --threads)");
+      return false;
+    }
     layout_state();
     emit_body();
     int64_t limit = arch_ >= 90 ? 232448 : arch_ >= 80 ? 166912 : 49152;
@@ -216,7 +222,8 @@ class KernelEmitter {
     return r.is_param ? r.name : "kdt_s_" + r.name;
   }
   std::string local_name(int l) const { return k_.locals[l].name; }
-  std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++); }
+  // Internal names end in `_` so that KD names keep their spelling.
+  std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++) + "_"; }
 
   // ----- kernel and launcher ------------------------------------------------------------
   std::string params_decl() {
@@ -237,9 +244,6 @@ class KernelEmitter {
     out_.line("// Kernel `" + k_.name + "`: grid " + shape_string(k_.grid) + " = " + std::to_string(count_of(k_.grid)) +
               " blocks of " + std::to_string(threads_) + " threads, " + std::to_string(peak_) +
               " bytes of dynamic shared memory.");
-    out_.line("constexpr unsigned " + k_.name + "_threads = " + std::to_string(threads_) + ";");
-    out_.line("constexpr unsigned " + k_.name + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
-    out_.line("constexpr size_t " + k_.name + "_shared_bytes = " + std::to_string(peak_) + ";");
     out_.line("__global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + k_.name + "_kernel(" +
               params_decl() + ")");
     out_.raw(w_.str());
@@ -251,6 +255,9 @@ class KernelEmitter {
     for (auto [is_ref, i] : k_.params) args += (args.empty() ? "" : ", ") + (is_ref ? k_.refs[i].name : k_.scalars[i].name);
     std::string sig = params_decl();
     out_.line("#ifndef __CUDACC_RTC__");
+    out_.line("constexpr unsigned " + k_.name + "_threads = " + std::to_string(threads_) + ";");
+    out_.line("constexpr unsigned " + k_.name + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
+    out_.line("constexpr size_t " + k_.name + "_shared_bytes = " + std::to_string(peak_) + ";");
     out_.line("// Launches `" + k_.name + "` on `stream`: device pointers (row-major), scalars by value.");
     out_.line("// Returns the launch status (cudaGetLastError after the launch).");
     out_.open("inline cudaError_t " + k_.name + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
@@ -428,8 +435,8 @@ class KernelEmitter {
     LoopCtx ctx;
     ctx.shape = shape;
     std::string id = std::to_string(next_temp_++);
-    for (size_t d = 0; d < shape.size(); ++d) ctx.index.push_back("i" + id + "_" + std::to_string(d));
-    ctx.flat = shape.empty() ? "0" : "e" + id;
+    for (size_t d = 0; d < shape.size(); ++d) ctx.index.push_back("i" + id + "_" + std::to_string(d) + "_");
+    ctx.flat = shape.empty() ? "0" : "e" + id + "_";
     return ctx;
   }
 
@@ -664,10 +671,10 @@ class KernelEmitter {
             w_.line(acc_t + " " + acc + " = " + value(src) + ";");
           } else {
             int64_t n = count_of(xs);
-            w_.line(acc_t + " " + acc + "_p = " + (sum ? acc_t + "()" : value(src + "[kdt_tid % " + std::to_string(n) + "]")) + ";");
-            w_.line("for (int64_t j_ = kdt_tid; j_ < " + std::to_string(n) + "; j_ += kdt_nt) " + acc + "_p = " + op + "(" +
-                    acc + "_p, " + value(src + "[j_]") + ");");
-            w_.line("const " + acc_t + " " + acc + " = kdt_cu::block_reduce(" + acc + "_p, kdt_red, " + op + ");");
+            w_.line(acc_t + " " + acc + "p = " + (sum ? acc_t + "()" : value(src + "[kdt_tid % " + std::to_string(n) + "]")) + ";");
+            w_.line("for (int64_t j_ = kdt_tid; j_ < " + std::to_string(n) + "; j_ += kdt_nt) " + acc + "p = " + op + "(" +
+                    acc + "p, " + value(src + "[j_]") + ");");
+            w_.line("const " + acc_t + " " + acc + " = kdt_cu::block_reduce(" + acc + "p, kdt_red, " + op + ");");
           }
           if (shape.empty()) {
             w_.line(name + " = " + finish(acc) + ";");
@@ -820,6 +827,31 @@ class KernelEmitter {
     return (e.mask && reads_ref(*e.mask, ref)) || (e.other && reads_ref(*e.other, ref));
   }
 
+  // `r[v] = r[v] * 2`: each element is read by the thread that writes it.
+  bool same_elements(const Expr& e, const ir::View& v) {
+    if (e.kind == ExprKind::Load) return e.view->ref != v.ref || (!e.mask && same_view(*e.view, v));
+    if (materialized_.count(&e)) return true;
+    if (e.kind == ExprKind::Reduce || e.kind == ExprKind::Dot || e.kind == ExprKind::Transpose ||
+        e.kind == ExprKind::Reshape || e.kind == ExprKind::TileSlice) {
+      return false;
+    }
+    if (e.kind == ExprKind::Broadcast && e.type.shape != e.operands[0]->type.shape) return !reads_ref(e, v.ref);
+    for (const ir::ExprPtr& o : e.operands) {
+      if (!same_elements(*o, v)) return false;
+    }
+    return true;
+  }
+
+  static bool same_view(const ir::View& a, const ir::View& b) {
+    if (a.ref != b.ref) return false;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const ir::ViewDim& x = a.dims[d];
+      const ir::ViewDim& y = b.dims[d];
+      if (x.start || y.start || x.static_start != y.static_start || x.size != y.size || x.dropped != y.dropped) return false;
+    }
+    return true;
+  }
+
   void store_view(const ir::Stmt& s) {
     const ir::View& v = *s.view;
     Shape vshape = v.shape();
@@ -829,7 +861,9 @@ class KernelEmitter {
     // A value that reads the destination is computed in full first (its
     // elements may come from other threads' elements).
     std::string value_array;
-    if (!vshape.empty() && reads_ref(*s.value, v.ref)) value_array = materialize_array(*s.value);
+    if (!vshape.empty() && reads_ref(*s.value, v.ref) && !same_elements(*s.value, v)) {
+      value_array = materialize_array(*s.value);
+    }
     LoopCtx ctx = new_ctx(vshape);
     open_loop(ctx);
     std::string target = ref_base(v.ref) + "[" + view_elem_offset(v, starts, ctx.index) + "]";
@@ -858,6 +892,21 @@ class KernelEmitter {
     return tail;
   }
 
+  // The dtypes cp.reduce.async.bulk .add takes (i64 as .u64; f16/bf16 with .noftz).
+  static bool bulk_add_dtype(DType t) {
+    switch (t) {
+      case DType::I32:
+      case DType::U32:
+      case DType::I64:
+      case DType::U64:
+      case DType::F16:
+      case DType::BF16:
+      case DType::F32:
+      case DType::F64: return true;
+      default: return false;
+    }
+  }
+
   void dma_start(const ir::Stmt& s) {
     const ir::View& src = *s.src;
     const ir::View& dst = *s.dst;
@@ -873,13 +922,13 @@ class KernelEmitter {
     const std::string semname = k_.sems[s.sem.sem].name;
     std::string q = "kdt_q_" + semname + "[" + sem_index(s.sem) + "]";
     // Choose the lowering.
-    enum { Coop, G2S, S2G, S2GAdd } kind = Coop;
+    enum { Coop, G2S, S2G, S2GAdd, G2SAsync } kind = Coop;
     bool g2s = sr.space == MemSpace::Global && dr.space == MemSpace::Shared;
     bool s2g = sr.space == MemSpace::Shared && dr.space == MemSpace::Global;
     if (use_bulk() && !s.src_sem && bar_off_.count(s.sem.sem)) {
       if (g2s && !s.add) kind = G2S;
       else if (s2g && !s.add) kind = S2G;
-      else if (s2g && s.add && t == DType::F32) kind = S2GAdd;
+      else if (s2g && s.add && bulk_add_dtype(t)) kind = S2GAdd;
     }
     size_t rank = shape.size();
     size_t tail = std::min(contiguous_tail(src, sr.shape), contiguous_tail(dst, dr.shape));
@@ -900,19 +949,64 @@ class KernelEmitter {
       }
       if (!ok) kind = Coop;
     }
+    if (kind == Coop && g2s && !s.add && !s.src_sem && arch_ >= 80) {
+      // sm_80+: 16-byte cp.async by every thread, completed per thread.
+      bool ok = row_bytes % 16 == 0;
+      for (const ir::View* v : {&src, &dst}) {
+        const Shape& rs = k_.refs[v->ref].shape;
+        std::vector<int64_t> st = strides_of(rs);
+        for (size_t d = 0; d + tail < rs.size(); ++d) {
+          if (!v->dims[d].dropped && (st[d] * esize) % 16 != 0) ok = false;
+        }
+      }
+      if (ok) kind = G2SAsync;
+    }
     std::string bar = "kdt_bar_" + semname + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * 8) +
                       " + 8 * kdt_cu::dma_next_slot(" + q + ")";
-    if (kind != Coop) {
+    if (kind == G2SAsync) {
+      std::vector<std::string> zero(rank, "0");
+      std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, zero);
+      std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, zero);
+      w_.line("const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(" + s0 +
+              ") | reinterpret_cast<uintptr_t>(" + d0 + ")) & 15) == 0;");
+      w_.open("if (kdt_async) {");
+      w_.line("__syncthreads();");
+      int64_t per_row = row_bytes / 16;
+      int64_t rows = count_of(shape) / std::max<int64_t>(chunk, 1);
+      w_.open("for (int64_t c_ = kdt_tid; c_ < " + std::to_string(rows * per_row) + "; c_ += kdt_nt) {");
+      w_.line("const int64_t row_ = c_ / " + std::to_string(per_row) + ", col_ = c_ % " + std::to_string(per_row) + ";");
+      w_.line("(void)row_;");
+      // Outer (row) indices from row_, row-major over the non-tail dims.
+      std::vector<std::string> idx;
+      int64_t stride = 1;
+      std::vector<std::string> outer(rank - tail);
+      for (size_t i = rank - tail; i-- > 0;) {
+        outer[i] = "((row_ / " + std::to_string(stride) + ") % " + std::to_string(shape[i]) + ")";
+        stride *= shape[i];
+      }
+      for (size_t i = 0; i < rank - tail; ++i) idx.push_back(outer[i]);
+      for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
+      std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, idx);
+      std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, idx);
+      w_.line("kdt_cu::cp_async16(reinterpret_cast<unsigned char*>(" + dp + ") + col_ * 16, reinterpret_cast<const unsigned char*>(" +
+              sp + ") + col_ * 16);");
+      w_.close();
+      w_.line("kdt_cu::cp_async_commit();");
+      w_.line("kdt_cu::dma_push(" + q + ", 3);");
+      w_.reopen("} else {");
+    }
+    if (kind != Coop && kind != G2SAsync) {
       std::vector<std::string> zero(rank, "0");
       std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, zero);
       std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, zero);
       w_.line("const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(" + s0 + ") | reinterpret_cast<uintptr_t>(" +
               d0 + ")) & 15) == 0;");
       w_.open("if (kdt_bulk) {");
+      // Generic-proxy accesses of the shared side (by every thread) come
+      // before the async proxy's: each thread fences, then the barrier.
+      w_.line("kdt_cu::fence_proxy_async_shared();");
       w_.line("__syncthreads();");
       w_.open("if (kdt_tid == 0) {");
-      // Generic-proxy accesses of the shared side come before the async proxy's.
-      w_.line("kdt_cu::fence_proxy_async_shared();");
       if (kind == G2S) w_.line("kdt_cu::mbar_expect_tx(" + bar + ", " + std::to_string(bytes) + "u);");
       std::vector<std::string> idx;
       for (size_t i = 0; i < rank - tail; ++i) {
@@ -926,7 +1020,7 @@ class KernelEmitter {
       std::string rb = std::to_string(row_bytes) + "u";
       if (kind == G2S) w_.line("kdt_cu::bulk_g2s(" + dp + ", " + sp + ", " + rb + ", " + bar + ");");
       else if (kind == S2G) w_.line("kdt_cu::bulk_s2g(" + dp + ", " + sp + ", " + rb + ");");
-      else w_.line("kdt_cu::bulk_s2g_add_f32(" + dp + ", " + sp + ", " + rb + ");");
+      else w_.line("kdt_cu::bulk_s2g_add(" + dp + ", " + sp + ", " + rb + ");");
       for (size_t i = 0; i < rank - tail; ++i) w_.close();
       if (kind != G2S) w_.line("kdt_cu::bulk_commit();");
       w_.close();

@@ -1,8 +1,10 @@
 // kdt CUDA device runtime (the compiled path). Embedded verbatim into every
-// `kdt --emit=cuda` output through src/emit/cuda_prelude.cpp, which
-// scripts/gen-cuda-prelude regenerates from this file (a unit test checks
-// that they agree); also usable on its own with nvcc or NVRTC.
-#pragma once
+// `kdt --emit=cuda` output (the build embeds it with cmake/EmbedText.cmake);
+// also usable on its own with nvcc or NVRTC.
+// A classic guard (not #pragma once): in generated files this is the main file,
+// and several generated files may be included into one translation unit.
+#ifndef KDT_RUNTIME_CUDA_KDT_CUDA_H_
+#define KDT_RUNTIME_CUDA_KDT_CUDA_H_
 #ifdef __CUDACC_RTC__
 typedef signed char int8_t;
 typedef short int16_t;
@@ -25,6 +27,11 @@ typedef unsigned long long uintptr_t;
 #else
 #define KDT_HAS_BULK 0
 #endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define KDT_HAS_CP_ASYNC 1
+#else
+#define KDT_HAS_CP_ASYNC 0
+#endif
 
 namespace kdt_cu {
 
@@ -32,6 +39,8 @@ using f16 = __half;
 using bf16 = __nv_bfloat16;
 
 // ----- type traits (no <type_traits> under NVRTC) -----
+template <class A, class B> struct is_same { static constexpr bool value = false; };
+template <class A> struct is_same<A, A> { static constexpr bool value = true; };
 template <class T> struct is_narrow { static constexpr bool value = false; };
 template <> struct is_narrow<f16> { static constexpr bool value = true; };
 template <> struct is_narrow<bf16> { static constexpr bool value = true; };
@@ -56,7 +65,11 @@ template <> struct uns<uint8_t> { using type = uint8_t; };
 template <> struct uns<uint16_t> { using type = uint16_t; };
 template <> struct uns<uint32_t> { using type = uint32_t; };
 template <> struct uns<uint64_t> { using type = uint64_t; };
-template <class T> struct is_signed_int { static constexpr bool value = T(-1) < T(0); };
+template <class T> struct is_signed_int { static constexpr bool value = false; };
+template <> struct is_signed_int<int8_t> { static constexpr bool value = true; };
+template <> struct is_signed_int<int16_t> { static constexpr bool value = true; };
+template <> struct is_signed_int<int32_t> { static constexpr bool value = true; };
+template <> struct is_signed_int<int64_t> { static constexpr bool value = true; };
 template <class T> struct limits;
 template <> struct limits<int8_t> { static constexpr double lo = -128.0, hi = 127.0; };
 template <> struct limits<int16_t> { static constexpr double lo = -32768.0, hi = 32767.0; };
@@ -261,7 +274,7 @@ __device__ inline void atomic_add(T* p, T v) {
 // ----- DMA in-flight queues (one per DMA semaphore element) -----
 // Every thread keeps the same copy (all control flow is block-uniform).
 // kind: 0 = completed cooperatively, 1 = mbarrier phase of slot `pos`,
-// 2 = bulk group of the elected thread.
+// 2 = bulk group of the elected thread, 3 = cp.async groups of every thread.
 constexpr int kQueue = 8;
 struct DmaQueue {
   unsigned char kind[kQueue];
@@ -334,15 +347,31 @@ __device__ inline void bulk_s2g(void* dst, const void* src, unsigned bytes) {
   (void)dst; (void)src; (void)bytes; __trap();
 #endif
 }
-// dst += src (f32) shared -> global by the bulk reduce engine (flushes subnormals).
-__device__ inline void bulk_s2g_add_f32(void* dst, const void* src, unsigned bytes) {
+// dst += src shared -> global by the bulk reduce engine, in the elected
+// thread's bulk group. `.add.f32` flushes subnormals to zero; f16/bf16 use
+// `.noftz`; i64 uses `.u64` (the same two's-complement sum).
+#define KDT_CU_BULK_ADD(suffix)                                                                     \
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add" suffix " [%0], [%1], %2;" \
+               ::"l"(dst), "r"(smem_addr(src)), "r"(bytes) : "memory")
+template <class T>
+__device__ inline void bulk_s2g_add(T* dst, const T* src, unsigned bytes) {
 #if KDT_HAS_BULK
-  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;"
-               ::"l"(dst), "r"(smem_addr(src)), "r"(bytes) : "memory");
+  if constexpr (sizeof(T) == 4 && is_flt<T>::value) KDT_CU_BULK_ADD(".f32");
+  else if constexpr (sizeof(T) == 8 && is_flt<T>::value) KDT_CU_BULK_ADD(".f64");
+  else if constexpr (sizeof(T) == 4 && is_int<T>::value && is_signed_int<T>::value) KDT_CU_BULK_ADD(".s32");
+  else if constexpr (sizeof(T) == 4 && is_int<T>::value) KDT_CU_BULK_ADD(".u32");
+  else if constexpr (sizeof(T) == 8 && is_int<T>::value) KDT_CU_BULK_ADD(".u64");
+  else if constexpr (is_same<T, f16>::value) KDT_CU_BULK_ADD(".noftz.f16");
+  else if constexpr (is_same<T, bf16>::value) KDT_CU_BULK_ADD(".noftz.bf16");
+  else {
+    __trap();  // not a dtype the bulk reduce engine adds: kdt never emits this
+  }
 #else
   (void)dst; (void)src; (void)bytes; __trap();
 #endif
 }
+#undef KDT_CU_BULK_ADD
+
 __device__ inline void bulk_commit() {
 #if KDT_HAS_BULK
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
@@ -352,6 +381,25 @@ __device__ inline void bulk_wait_all() {
 #if KDT_HAS_BULK
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   asm volatile("fence.proxy.async;" ::: "memory");
+#endif
+}
+
+// sm_80+: one 16-byte global -> shared cp.async of the calling thread.
+__device__ inline void cp_async16(void* dst, const void* src) {
+#if KDT_HAS_CP_ASYNC
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+#else
+  (void)dst; (void)src; __trap();
+#endif
+}
+__device__ inline void cp_async_commit() {
+#if KDT_HAS_CP_ASYNC
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+__device__ inline void cp_async_wait_all() {
+#if KDT_HAS_CP_ASYNC
+  asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
 
@@ -365,6 +413,8 @@ __device__ inline void dma_retire(DmaQueue& q, unsigned char* bars) {
     q.phase ^= 1u << pos;
   } else if (kind == 2) {
     if (threadIdx.x == 0) bulk_wait_all();
+  } else if (kind == 3) {
+    cp_async_wait_all();  // every thread's own copies (and any younger ones)
   }
   __syncthreads();
   q.head = (q.head + 1) % kQueue;
@@ -372,3 +422,5 @@ __device__ inline void dma_retire(DmaQueue& q, unsigned char* bars) {
 }
 
 }  // namespace kdt_cu
+
+#endif  // KDT_RUNTIME_CUDA_KDT_CUDA_H_

@@ -1,0 +1,336 @@
+// The compiled path (issue 6): --emit=cuda and --emit=ptx.
+//   cuda_emit      — no CUDA needed: every single-device sample emits CUDA,
+//                    deterministically; refusals and the missing-toolchain
+//                    error; the embedded prelude matches its header.
+//   cuda_nvcc_sm90 / cuda_nvcc_sm80 — every emitted sample compiles with
+//                    `nvcc -c` for that arch with all warnings as errors.
+//   cuda_ptx       — --emit=ptx (NVRTC or nvcc) assembles with ptxas, and the
+//                    lowerings are checked on the PTX text.
+//   cuda_link      — a host program using the launcher API links against cudart.
+// The nvcc suites print "CUDA-SKIPPED" (ctest reports them as skipped) when
+// nvcc is absent.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "test_support.h"
+
+namespace kdt {
+extern const char* const kCudaPrelude;
+}
+
+namespace {
+
+using kdt::test::read_text;
+using kdt::test::run_kdt;
+using kdt::test::shell_quote;
+using kdt::test::TempDir;
+
+const std::vector<std::string> kSingleDevice = {
+    "accumulate_blocks", "dma_pipeline",   "hash_rng",  "layernorm", "matmul",  "mixed_precision", "partial_accumulate",
+    "ptx_fallback",      "ptx_translate", "ragged_edge", "reduction", "softmax", "stencil"};
+const std::vector<std::string> kMultiDevice = {"all_gather", "remote_accumulate", "ring_exchange"};
+
+std::string sample(const std::string& name) { return kdt::test::source_dir() + "/samples/" + name + ".kd"; }
+
+std::string find_tool(const std::string& tool) {
+  // KDT_NO_CUDA=1 hides the toolchain, as it does for kdt itself.
+  if (const char* off = std::getenv("KDT_NO_CUDA"); off && *off && std::string(off) != "0") return "";
+  std::vector<std::string> roots;
+  if (const char* h = std::getenv("CUDA_HOME"); h && *h) roots.push_back(h);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string& r : roots) {
+    std::string p = r + "/bin/" + tool;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+      if (!dir.empty() && ::access((dir + "/" + tool).c_str(), X_OK) == 0) return dir + "/" + tool;
+    }
+  }
+  return "";
+}
+
+// nvcc, or "" after printing the skip marker.
+std::string nvcc_or_skip() {
+  std::string nvcc = find_tool("nvcc");
+  if (nvcc.empty()) MESSAGE("CUDA-SKIPPED: nvcc not found ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH); the nvcc checks did not run");
+  return nvcc;
+}
+
+int sh(const std::string& cmd) {
+  int raw = std::system(cmd.c_str());
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128;
+}
+
+// A kernel with one of each construct the lowering checks look for.
+const char* const kConstructs = R"KD(
+kernel constructs(a: in f16[64] @global, d: in f64[64] @global, q: in i64[64] @global,
+                  c: inout i8[64] @global, ho: out f16[64] @global, dout: out f64[64] @global,
+                  qo: out i64[64] @global, u: in u32[64] @global, uo: out u32[64] @global)
+    grid(1)
+{
+    scratch cs: i8[64] @shared;
+    sem s: dma;
+    let av = a[...];
+    ho[...] = asm ptx (x: f16 = av, y: f16 = av) -> (o: f16) {
+        "add.rn.f16 %o, %x, %y;"
+    } fallback { o = x + y; };
+    dout[...] = asm ptx (x: f64 = d[...]) -> (o: f64) {
+        "add.rn.f64 %o, %x, %x;"
+    } fallback { o = x + x; };
+    qo[...] = asm ptx (x: i64 = q[...]) -> (o: i64) {
+        "xor.b64 %o, %x, 12345;"
+    } fallback { o = x ^ 12345; };
+    uo[...] = asm ptx (x: u32 = u[...]) -> (o: u32) {
+        "not.b32 %o, %x;"
+    } fallback { o = ~x; };
+    dma_start(c, cs, s);
+    dma_wait(s, cs);
+    dma_start(cs, c, s, add=true);
+    dma_wait(s, c);
+}
+)KD";
+
+// add=true shared->global for every dtype the bulk reduce engine takes, and
+// one (i16) it does not.
+const char* const kAdds = R"KD(
+kernel adds(a: inout i32[64] @global, b: inout f16[64] @global, c: inout bf16[64] @global, d: inout f64[64] @global,
+            e: inout u64[64] @global, f: inout i64[64] @global, g: inout u32[64] @global, h: inout i16[64] @global)
+    grid(1)
+{
+    scratch sa: i32[64] @shared;
+    scratch sb: f16[64] @shared;
+    scratch sc: bf16[64] @shared;
+    scratch sd: f64[64] @shared;
+    scratch se: u64[64] @shared;
+    scratch sf: i64[64] @shared;
+    scratch sg: u32[64] @shared;
+    scratch sh: i16[64] @shared;
+    sem s: dma;
+    sa[...] = a[...]; sb[...] = b[...]; sc[...] = c[...]; sd[...] = d[...];
+    se[...] = e[...]; sf[...] = f[...]; sg[...] = g[...]; sh[...] = h[...];
+    dma_start(sa, a, s, add=true); dma_wait(s, a);
+    dma_start(sb, b, s, add=true); dma_wait(s, b);
+    dma_start(sc, c, s, add=true); dma_wait(s, c);
+    dma_start(sd, d, s, add=true); dma_wait(s, d);
+    dma_start(se, e, s, add=true); dma_wait(s, e);
+    dma_start(sf, f, s, add=true); dma_wait(s, f);
+    dma_start(sg, g, s, add=true); dma_wait(s, g);
+    dma_start(sh, h, s, add=true); dma_wait(s, h);
+}
+)KD";
+
+// Emits `kd` (a path) for `arch` into `out`; returns kdt's status.
+int emit(const std::string& kd, const std::string& kind, const std::string& arch, const std::string& out) {
+  return run_kdt("--emit=" + kind + " --arch=" + arch + " " + shell_quote(kd) + " -o " + shell_quote(out)).status;
+}
+
+void nvcc_all_samples(const std::string& arch) {
+  std::string nvcc = nvcc_or_skip();
+  if (nvcc.empty()) return;
+  TempDir tmp;
+  std::string list;
+  for (const std::string& s : kSingleDevice) {
+    REQUIRE_MESSAGE(emit(sample(s), "cuda", arch, tmp.file(s + ".cu")) == 0, s);
+    list += " " + s;
+  }
+  // One at a time: ctest -j2 runs the two arch suites side by side on a 2-core machine.
+  std::string cmd = "cd " + shell_quote(tmp.path.string()) + " && printf '%s\\n'" + list + " | xargs -P1 -I{} sh -c '" +
+                    nvcc + " -std=c++17 -arch=" + arch + " -Werror all-warnings -c {}.cu -o {}.o > {}.log 2>&1 || echo {} >> failed'";
+  sh(cmd);
+  std::string failed = read_text(tmp.file("failed"));
+  std::string logs;
+  for (const std::string& s : kSingleDevice) {
+    if (failed.find(s) != std::string::npos) logs += "== " + s + "\n" + read_text(tmp.file(s + ".log"));
+  }
+  CHECK_MESSAGE(failed.empty(), "nvcc -arch=" << arch << " failed for:\n" << failed << logs);
+}
+
+}  // namespace
+
+TEST_SUITE("cuda_emit") {
+  TEST_CASE("the embedded prelude is include/kdt/runtime/cuda/kdt_cuda.h") {
+    std::string header = read_text(kdt::test::source_dir() + "/include/kdt/runtime/cuda/kdt_cuda.h");
+    CHECK_MESSAGE(std::string(kdt::kCudaPrelude) == header, "the embedded CUDA runtime differs from kdt_cuda.h");
+  }
+
+  TEST_CASE("every single-device sample emits CUDA for sm_90 and sm_80, deterministically") {
+    TempDir tmp;
+    for (const std::string& s : kSingleDevice) {
+      for (std::string arch : {"sm_90", "sm_80"}) {
+        INFO(s << " " << arch);
+        REQUIRE(emit(sample(s), "cuda", arch, tmp.file("a.cu")) == 0);
+        REQUIRE(emit(sample(s), "cuda", arch, tmp.file("b.cu")) == 0);
+        std::string a = read_text(tmp.file("a.cu"));
+        CHECK(a == read_text(tmp.file("b.cu")));
+        CHECK(a.find("__global__ void") != std::string::npos);
+        CHECK(a.find("inline cudaError_t") != std::string::npos);
+        CHECK(a.find("\n#pragma once") == std::string::npos);  // the prelude uses a classic guard
+        // Bulk copies are chosen only for sm_90.
+        if (arch == "sm_80") CHECK(a.find("kdt_cu::bulk_") == std::string::npos);
+      }
+    }
+  }
+
+  TEST_CASE("multi-device kernels are refused with a diagnostic") {
+    for (const std::string& s : kMultiDevice) {
+      kdt::test::RunResult r = run_kdt("--color=never --emit=cuda " + shell_quote(sample(s)));
+      INFO(s);
+      CHECK(r.status == 1);
+      CHECK(r.err.find("[invalid-declaration]") != std::string::npos);
+      CHECK(r.err.find("single-device") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("more than 1024 threads per block is refused") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("t.kd"), "kernel k(x: inout f32[8] @global) grid(1) threads(2048) {\n    x[...] = x + 1.0;\n}\n");
+    kdt::test::RunResult r = run_kdt("--color=never --emit=cuda " + shell_quote(tmp.file("t.kd")));
+    CHECK(r.status == 1);
+    CHECK(r.err.find("at most 1024") != std::string::npos);  // --threads is range-checked by the driver
+    CHECK(r.err.find("[invalid-declaration]") != std::string::npos);
+  }
+
+  TEST_CASE("the launcher raises the shared-memory limit above 48 KiB") {
+    TempDir tmp;
+    REQUIRE(emit(sample("accumulate_blocks"), "cuda", "sm_90", tmp.file("a.cu")) == 0);
+    std::string a = read_text(tmp.file("a.cu"));
+    CHECK(a.find("cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
+    CHECK(a.find("cudaStream_t stream") != std::string::npos);
+  }
+
+  TEST_CASE("asm operands get constraint letters by PTX width") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("c.kd"), kConstructs);
+    REQUIRE(emit(tmp.file("c.kd"), "cuda", "sm_90", tmp.file("c.cu")) == 0);
+    std::string a = read_text(tmp.file("c.cu"));
+    CHECK(a.find(": \"=h\"(o0_)\n      : \"h\"(i0_), \"h\"(i1_)") != std::string::npos);  // f16
+    CHECK(a.find(": \"=d\"(o0_)\n      : \"d\"(i0_)") != std::string::npos);                // f64
+    CHECK(a.find(": \"=l\"(o0_)\n      : \"l\"(i0_)") != std::string::npos);                // i64
+    CHECK(a.find(": \"=r\"(o0_)\n      : \"r\"(i0_)") != std::string::npos);                // u32
+    CHECK(a.find("\"add.rn.f16 %0, %1, %2;\\n\\t\"") != std::string::npos);
+  }
+
+  TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {
+    // Hide the toolchain through the documented switch.
+    TempDir tmp;
+    std::string cmd = "KDT_NO_CUDA=1 " + shell_quote(kdt::test::kdt_binary()) + " --emit=ptx " + shell_quote(sample("softmax")) +
+                      " -o " + shell_quote(tmp.file("x.ptx")) + " 2>" + shell_quote(tmp.file("err"));
+    CHECK(sh(cmd) == 2);
+    CHECK(read_text(tmp.file("err")).find("error: cuda-toolchain-missing:") != std::string::npos);
+  }
+}
+
+TEST_SUITE("cuda_nvcc_sm90") {
+  TEST_CASE("every single-device sample compiles with nvcc -arch=sm_90 without warnings") { nvcc_all_samples("sm_90"); }
+}
+
+TEST_SUITE("cuda_nvcc_sm80") {
+  TEST_CASE("every single-device sample compiles with nvcc -arch=sm_80 without warnings") { nvcc_all_samples("sm_80"); }
+}
+
+TEST_SUITE("cuda_ptx") {
+  TEST_CASE("--emit=ptx assembles with ptxas for sm_90 and sm_80") {
+    if (nvcc_or_skip().empty()) return;
+    std::string ptxas = find_tool("ptxas");
+    REQUIRE(!ptxas.empty());
+    TempDir tmp;
+    for (const std::string& s : kSingleDevice) {
+      for (std::string arch : {"sm_90", "sm_80"}) {
+        INFO(s << " " << arch);
+        REQUIRE(emit(sample(s), "ptx", arch, tmp.file("k.ptx")) == 0);
+        std::string ptx = read_text(tmp.file("k.ptx"));
+        CHECK(ptx.find(".entry") != std::string::npos);
+        CHECK(sh(ptxas + " -arch=" + arch + " " + tmp.file("k.ptx") + " -o " + tmp.file("k.cubin") + " 2>" +
+                 tmp.file("log")) == 0);
+        CHECK(read_text(tmp.file("log")) == "");
+      }
+    }
+  }
+
+  TEST_CASE("the second route: nvcc -ptx when NVRTC is not used") {
+    if (nvcc_or_skip().empty()) return;
+    TempDir tmp;
+    std::string cmd = "KDT_NO_NVRTC=1 " + shell_quote(kdt::test::kdt_binary()) + " --emit=ptx --arch=sm_80 " +
+                      shell_quote(sample("accumulate_blocks")) + " -o " + shell_quote(tmp.file("a.ptx")) + " 2>" +
+                      shell_quote(tmp.file("err"));
+    REQUIRE_MESSAGE(sh(cmd) == 0, read_text(tmp.file("err")));
+    std::string ptx = read_text(tmp.file("a.ptx"));
+    CHECK(ptx.find(".target sm_80") != std::string::npos);
+    CHECK(ptx.find("cp.async.cg.shared.global") != std::string::npos);
+  }
+
+  TEST_CASE("lowerings on the PTX") {
+    if (nvcc_or_skip().empty()) return;
+    TempDir tmp;
+    // accumulate_blocks: a contiguous global->shared DMA and an f32 add=true shared->global DMA.
+    REQUIRE(emit(sample("accumulate_blocks"), "ptx", "sm_90", tmp.file("a.ptx")) == 0);
+    std::string a = read_text(tmp.file("a.ptx"));
+    CHECK(a.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes") != std::string::npos);
+    CHECK(a.find("mbarrier.arrive.expect_tx") != std::string::npos);
+    CHECK(a.find("mbarrier.try_wait.parity") != std::string::npos);
+    CHECK(a.find("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32") != std::string::npos);
+    // sm_80: no bulk copies at all ...
+    REQUIRE(emit(sample("accumulate_blocks"), "ptx", "sm_80", tmp.file("a80.ptx")) == 0);
+    std::string a80 = read_text(tmp.file("a80.ptx"));
+    CHECK(a80.find("cp.async.bulk") == std::string::npos);
+    CHECK(a80.find("cp.reduce.async.bulk") == std::string::npos);
+    // ... but 16-byte cp.async for global->shared, completed by the waiting threads.
+    CHECK(a80.find("cp.async.cg.shared.global") != std::string::npos);
+    CHECK(a80.find("cp.async.wait_all") != std::string::npos);
+    // An i8 add=true takes the cooperative path (atomic CAS on the containing word).
+    kdt::test::write_text(tmp.file("c.kd"), kConstructs);
+    REQUIRE(emit(tmp.file("c.kd"), "ptx", "sm_90", tmp.file("c.ptx")) == 0);
+    std::string c = read_text(tmp.file("c.ptx"));
+    CHECK(c.find("cp.reduce.async.bulk") == std::string::npos);
+    CHECK(c.find("atom.cas.b32") != std::string::npos);
+    // The asm bodies arrive in the PTX with registers of the operand widths.
+    CHECK(c.find("add.rn.f16 %rs") != std::string::npos);
+    CHECK(c.find("add.rn.f64 %fd") != std::string::npos);
+    CHECK(c.find("xor.b64 %rd") != std::string::npos);
+    CHECK(c.find("not.b32 %r") != std::string::npos);
+    // Bulk reduce for each dtype PTX allows (i64 as .u64, f16/bf16 with .noftz).
+    kdt::test::write_text(tmp.file("adds.kd"), kAdds);
+    REQUIRE(emit(tmp.file("adds.kd"), "ptx", "sm_90", tmp.file("adds.ptx")) == 0);
+    std::string adds = read_text(tmp.file("adds.ptx"));
+    for (const char* suffix : {".add.s32", ".add.u32", ".add.u64", ".add.f64", ".add.noftz.f16", ".add.noftz.bf16"}) {
+      CHECK_MESSAGE(adds.find(std::string("cp.reduce.async.bulk.global.shared::cta.bulk_group") + suffix) != std::string::npos,
+                    suffix);
+    }
+    CHECK(adds.find("atom.cas.b32") != std::string::npos);  // the i16 add
+  }
+}
+
+TEST_SUITE("cuda_link") {
+  TEST_CASE("a host program using the launcher API links against cudart") {
+    std::string nvcc = nvcc_or_skip();
+    if (nvcc.empty()) return;
+    TempDir tmp;
+    REQUIRE(emit(sample("accumulate_blocks"), "cuda", "sm_90", tmp.file("kernels.cuh")) == 0);
+    kdt::test::write_text(tmp.file("main.cu"), R"CU(
+#include "kernels.cuh"
+#include <cstdio>
+int main() {
+  float *x = nullptr, *out = nullptr;
+  cudaStream_t stream;
+  if (cudaStreamCreate(&stream) != cudaSuccess) return 1;
+  cudaMalloc(&x, 1024 * 256 * sizeof(float));
+  cudaMalloc(&out, 128 * 256 * sizeof(float));
+  cudaError_t e = kdt_kernels::accumulate_blocks(x, out, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  std::printf("%s\n", cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
+)CU");
+    int rc = sh("cd " + shell_quote(tmp.path.string()) + " && " + nvcc +
+                " -std=c++17 -arch=sm_90 -Werror all-warnings main.cu -o prog -lcudart > log 2>&1");
+    CHECK_MESSAGE(rc == 0, read_text(tmp.file("log")));
+    CHECK(std::filesystem::exists(tmp.file("prog")));
+  }
+}
