@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "code_writer.h"
+#include "loop_shapes.h"
 #include "kdt/runtime/kdt_runtime.h"
 #include "kdt/version.h"
 
@@ -21,6 +22,9 @@ namespace {
 
 using ir::Expr;
 using ir::ExprKind;
+using emit::count_of;
+using emit::LoopCtx;
+using emit::strides_of;
 
 std::string ctype(DType t) {
   switch (t) {
@@ -41,17 +45,7 @@ std::string ctype(DType t) {
   return "void";
 }
 
-int64_t count_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
 
-std::vector<int64_t> strides_of(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
 
 std::string float_literal(double v, DType t) {
   if (std::isnan(v)) return t == DType::F64 ? "std::numeric_limits<double>::quiet_NaN()" : "std::numeric_limits<float>::quiet_NaN()";
@@ -91,12 +85,6 @@ std::string const_literal(const Expr& e) {
   }
 }
 
-// Loop indices of the element loop an expression is evaluated in.
-struct LoopCtx {
-  Shape shape;
-  std::vector<std::string> index;  // one name per dimension
-  std::string flat;                // flat index when the loop is flat
-};
 
 class KernelEmitter {
  public:

@@ -22,6 +22,7 @@
 #include <set>
 
 #include "code_writer.h"
+#include "loop_shapes.h"
 #include "kdt/runtime/kdt_runtime.h"
 #include "kdt/version.h"
 
@@ -33,6 +34,9 @@ namespace {
 
 using ir::Expr;
 using ir::ExprKind;
+using emit::count_of;
+using emit::LoopCtx;
+using emit::strides_of;
 
 std::string ctype(DType t) {
   switch (t) {
@@ -69,17 +73,7 @@ int64_t elem_size(DType t) {
   }
 }
 
-int64_t count_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
 
-std::vector<int64_t> strides_of(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
 
 int arch_number(const std::string& arch) {
   size_t i = 0;
@@ -139,11 +133,6 @@ std::string const_literal(const Expr& e) {
 
 // Element loop context: a block-stride loop over `shape` with the flat index
 // and one index per dimension.
-struct LoopCtx {
-  Shape shape;
-  std::vector<std::string> index;
-  std::string flat = "0";
-};
 
 constexpr int64_t kQueue = 8;      // kdt_cu::kQueue
 constexpr int64_t kMaxTx = (1 << 20) - 1;  // bytes one mbarrier phase can count
