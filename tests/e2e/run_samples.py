@@ -54,6 +54,25 @@ def f32(*shape):
     return rng.standard_normal(shape).astype(np.float32)
 
 
+def f32_to_bf16_bits(x):
+    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype("<u2")
+
+
+def kdt_run_raw(args, env=None):
+    return subprocess.run([KDT, "run"] + args, capture_output=True, text=True, env=env)
+
+
+def expect(label, condition, detail=""):
+    global passed
+    if condition:
+        passed += 1
+        print(f"ok   {label}")
+    else:
+        failures.append(f"{label}: {detail}")
+        print(f"FAIL {label}: {detail}")
+
+
 def test(fn):
     try:
         fn()
@@ -141,6 +160,72 @@ def dma_modes_differ():
 
 
 @test
+def partial_accumulate():
+    P, FR, HOP, C = 8, 16, 4, 32
+    L = (P - 1) * HOP + FR
+    frames, ola, stats = f32(P, FR, C), f32(L, C), f32(6, C)
+    o = run("partial_accumulate.kd", {"frames": frames, "ola": ola, "stats": stats})
+    f64 = frames.astype(np.float64)
+    want = ola.astype(np.float64).copy()
+    for p in range(P):
+        want[p * HOP:p * HOP + FR] += f64[p]
+    check("partial_accumulate ola", o("ola"), want.astype(np.float32), rtol=1e-5, atol=1e-5)
+    s = stats.astype(np.float64).copy()
+    s[0:4] += f64[:, 0:4].sum(axis=0)
+    s[4] += 0.5 * f64[:, FR - 1].sum(axis=0)
+    s[5] += f64.sum(axis=(0, 1))
+    check("partial_accumulate stats", o("stats"), s.astype(np.float32), rtol=1e-5, atol=1e-4)
+
+
+@test
+def stencil():
+    N, B = 8192, 512
+    u, v = f32(N), f32(N)
+    o = run("stencil.kd", {"u": u, "v": v})
+    i = np.arange(N)
+    left, right = u[np.maximum(i - 1, 0)], u[np.minimum(i + 1, N - 1)]
+    want = 0.5 * v.astype(np.float64) + 0.5 * u + 0.25 * left + 0.25 * right
+    check("stencil v", o("v"), want.astype(np.float32), rtol=1e-5, atol=1e-6)
+    p = np.arange(N // B)
+    halo = np.stack([u[np.maximum(p * B - 1, 0)], u[np.minimum(p * B + B, N - 1)]], axis=1)
+    check("stencil halo", o("halo"), halo)
+
+
+@test
+def ptx_fallback():
+    N = 2048
+    x = (f32(N) * 40).astype(np.float32)
+    x[:4] = [0.5, 1.5, 2.5, -0.5]  # halfway cases round to even
+    y = f32(N)
+    a = rng.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
+    b = rng.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
+    o = run("ptx_fallback.kd", {"x": x, "y": y, "a": a, "b": b})
+    check("ptx_fallback sum", o("sum_out"), x + y)
+    check("ptx_fallback exp2", o("exp2_out"), np.exp2(x.astype(np.float64)).astype(np.float32), rtol=1e-5, atol=1e-30)
+    prod = a.astype(np.uint64) * b.astype(np.uint64)
+    check("ptx_fallback lo", o("lo_out"), (prod & 0xFFFFFFFF).astype(np.uint32), rtol=0, atol=0)
+    check("ptx_fallback hi", o("hi_out"), (prod >> 32).astype(np.uint32), rtol=0, atol=0)
+    check("ptx_fallback round", o("round_out"), np.rint(x).astype(np.int32), rtol=0, atol=0)
+
+
+@test
+def emitted_cpp_compiles_without_warnings():
+    """Every sample's C++ (checks on and off, with the harness) compiles with
+    -Wall -Wextra -Werror alone, without kdt installed."""
+    tmp = tempfile.mkdtemp(prefix="kdt-warn-")
+    for name in sorted(os.listdir(os.path.join(SRC, "samples"))):
+        if not name.endswith(".kd") or name == "common.kd":
+            continue
+        for flags in ([], ["--no-checks"]):
+            cpp = os.path.join(tmp, name + ".cpp")
+            r = subprocess.run([KDT, "--emit=cpp", "--harness", os.path.join(SRC, "samples", name), "-o", cpp] + flags,
+                               capture_output=True, text=True)
+            c = subprocess.run(["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", cpp],
+                               capture_output=True, text=True) if r.returncode == 0 else r
+            expect(f"{name} {' '.join(flags)} compiles without warnings", c.returncode == 0, r.stderr + c.stderr[:2000])
+
+
+@test
 def ring_exchange():
     x = f32(4, 128, 64)
     for order in ("forward", "reverse", "shuffle"):
@@ -166,25 +251,6 @@ def remote_accumulate():
     want = total.astype(np.float64).copy()
     want[0] += sum((d + 1) * x[d].astype(np.float64) for d in range(4))
     check("remote_accumulate", o("total"), want.astype(np.float32), rtol=1e-5, atol=1e-5)
-
-
-def f32_to_bf16_bits(x):
-    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype("<u2")
-
-
-def kdt_run_raw(args, env=None):
-    return subprocess.run([KDT, "run"] + args, capture_output=True, text=True, env=env)
-
-
-def expect(label, condition, detail=""):
-    global passed
-    if condition:
-        passed += 1
-        print(f"ok   {label}")
-    else:
-        failures.append(f"{label}: {detail}")
-        print(f"FAIL {label}: {detail}")
 
 
 @test
