@@ -209,6 +209,27 @@ def ptx_fallback():
 
 
 @test
+def hash_rng():
+    N, seed = 1 << 14, 0x9E3779B9
+    o = run("hash_rng.kd", {"seed": seed})
+    h = np.arange(N, dtype=np.uint32) ^ np.uint32(seed)
+    with np.errstate(over="ignore"):
+        for _ in range(3):
+            h ^= h >> np.uint32(16)
+            h *= np.uint32(0x7FEB352D)
+            h ^= h >> np.uint32(15)
+            h *= np.uint32(0x846CA68B)
+            h ^= h >> np.uint32(16)
+    exact = dict(rtol=0, atol=0)
+    check("hash_rng bits", o("bits"), h, **exact)
+    check("hash_rng uniform", o("uniform"), (h >> np.uint32(8)).astype(np.float32) * np.float32(2.0**-24), **exact)
+    check("hash_rng top", o("top"), (h >> np.uint32(24)).astype(np.uint8), **exact)
+    check("hash_rng sign", o("sign"), np.where(h & 1, -1, 1).astype(np.int8), **exact)
+    check("hash_rng low16", o("low16"), (~h & np.uint32(0xFFFF)).astype(np.uint16), **exact)
+    check("hash_rng centred", o("centred"), h.astype(np.int64) - 2**31, **exact)
+
+
+@test
 def emitted_cpp_compiles_without_warnings():
     """Every sample's C++ (checks on and off, with the harness) compiles with
     -Wall -Wextra -Werror alone, without kdt installed."""
