@@ -60,6 +60,21 @@ int dispatch(const std::vector<std::string>& args) {
   return transpile_main(args);
 }
 
+// An internal error (exit status 3), in the diagnostics format the command
+// line asked for, so that tools reading JSON or SARIF still get a document.
+int internal_error(const std::vector<std::string>& args, const std::string& what) {
+  Options options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (args[i].rfind("--diagnostics-format=", 0) == 0) value = args[i].substr(21);
+    else if (args[i] == "--diagnostics-format" && i + 1 < args.size()) value = args[i + 1];
+    if (value == "json") options.diag_format = kdt::DiagFormat::Json;
+    if (value == "sarif") options.diag_format = kdt::DiagFormat::Sarif;
+  }
+  kdt::usage_error(options, "internal error: " + what + "; please report this as a bug, with the input that caused it");
+  return 3;
+}
+
 // Runs `body` on a thread with a large stack: the parser and the checker
 // recurse once per nesting level (bounded by --max-nesting), and long
 // operator chains build deep trees.
@@ -94,10 +109,9 @@ int main(int argc, char** argv) {
     try {
       return dispatch(args);
     } catch (const std::exception& e) {
-      std::cerr << "kdt: internal error: " << e.what() << "\nPlease report this as a bug, with the input that caused it.\n";
+      return internal_error(args, e.what());
     } catch (...) {
-      std::cerr << "kdt: internal error: unknown exception\nPlease report this as a bug, with the input that caused it.\n";
+      return internal_error(args, "unknown exception");
     }
-    return 3;
   });
 }

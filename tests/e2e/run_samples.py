@@ -109,9 +109,12 @@ def softmax():
 
 @test
 def dma_pipeline():
+    """A two-slot pipeline: silent and correct in both DMA modes and every program order."""
     x = f32(2048, 256)
-    o = run("dma_pipeline.kd", {"x": x, "scale": 1.5})
-    check("dma_pipeline", o("y"), np.maximum(x, 0) * np.float32(1.5) + 1)
+    for mode in ("on_wait", "eager"):
+        for order in ("forward", "reverse", "shuffle"):
+            o = run("dma_pipeline.kd", {"x": x, "scale": 1.5}, ["--dma-mode", mode, "--program-order", order])
+            check(f"dma_pipeline {mode} {order}", o("y"), np.maximum(x, 0) * np.float32(1.5) + 1)
 
 
 @test
