@@ -104,7 +104,6 @@ class KernelEmitter {
 
  private:
   // ----- names and locations ------------------------------------------------
-  std::string ref_name(int ref) const { return "p." + k_.refs[ref].name; }
   std::string local_name(int l) const { return k_.locals[l].name; }
   std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++); }
 
