@@ -23,6 +23,7 @@ namespace {
 using ir::Expr;
 using ir::ExprKind;
 using emit::count_of;
+using emit::index_of;
 using emit::LoopCtx;
 using emit::strides_of;
 
@@ -754,27 +755,6 @@ class KernelEmitter {
       return ctx.flat;
     }
     return out.empty() ? "0" : out;
-  }
-
-  // Offset of element (ctx) in a materialized array of `shape`, broadcast
-  // into the loop's shape (right-aligned, size-1 dimensions repeat).
-  std::string array_offset(const Shape& shape, const LoopCtx& ctx) {
-    if (shape.empty()) return "";
-    if (ctx.index.empty() || shape == ctx.shape) return ctx.flat;
-    std::vector<int64_t> st = strides_of(shape);
-    size_t off = ctx.index.size() - shape.size();
-    std::string out;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] == 1) continue;
-      std::string term = st[d] == 1 ? ctx.index[off + d] : ctx.index[off + d] + " * " + std::to_string(st[d]);
-      out += out.empty() ? term : " + " + term;
-    }
-    return out.empty() ? "0" : out;
-  }
-
-  std::string index_of(const std::string& array, const Shape& shape, const LoopCtx& ctx) {
-    if (shape.empty()) return array;
-    return array + "[" + array_offset(shape, ctx) + "]";
   }
 
   std::string elem(const Expr& e, const LoopCtx& ctx) {

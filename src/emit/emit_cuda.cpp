@@ -35,6 +35,7 @@ namespace {
 using ir::Expr;
 using ir::ExprKind;
 using emit::count_of;
+using emit::index_of;
 using emit::LoopCtx;
 using emit::strides_of;
 
@@ -523,26 +524,6 @@ class KernelEmitter {
       out += out.empty() ? term : " + " + term;
     }
     return out.empty() ? "0" : out;
-  }
-
-  std::string array_offset(const Shape& shape, const LoopCtx& ctx) {
-    if (shape.empty()) return "";
-    if (shape == ctx.shape) return ctx.flat;
-    if (ctx.index.empty()) return "0";
-    std::vector<int64_t> st = strides_of(shape);
-    size_t off = ctx.index.size() - shape.size();
-    std::string out;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] == 1) continue;
-      std::string term = st[d] == 1 ? ctx.index[off + d] : ctx.index[off + d] + " * " + std::to_string(st[d]);
-      out += out.empty() ? term : " + " + term;
-    }
-    return out.empty() ? "0" : out;
-  }
-
-  std::string index_of(const std::string& array, const Shape& shape, const LoopCtx& ctx) {
-    if (shape.empty()) return array;
-    return array + "[" + array_offset(shape, ctx) + "]";
   }
 
   std::string elem(const Expr& e, const LoopCtx& ctx) {

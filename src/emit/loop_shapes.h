@@ -29,4 +29,28 @@ struct LoopCtx {
   std::string flat = "0";          // the flat index
 };
 
+// Offset of the loop's current element in a row-major array of `shape`,
+// broadcast into the loop's shape (right-aligned; size-1 dimensions repeat).
+// Arrays of the loop's own shape use the flat index.
+inline std::string array_offset(const Shape& shape, const LoopCtx& ctx) {
+  if (shape.empty()) return "";
+  if (shape == ctx.shape) return ctx.flat;
+  if (ctx.index.empty()) return "0";
+  std::vector<int64_t> st = strides_of(shape);
+  size_t off = ctx.index.size() - shape.size();
+  std::string out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    std::string term = st[d] == 1 ? ctx.index[off + d] : ctx.index[off + d] + " * " + std::to_string(st[d]);
+    out += out.empty() ? term : " + " + term;
+  }
+  return out.empty() ? "0" : out;
+}
+
+// `array[offset]`, or just `array` for a scalar.
+inline std::string index_of(const std::string& array, const Shape& shape, const LoopCtx& ctx) {
+  if (shape.empty()) return array;
+  return array + "[" + array_offset(shape, ctx) + "]";
+}
+
 }  // namespace kdt::emit
