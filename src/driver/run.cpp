@@ -56,7 +56,7 @@ fs::path cache_dir() {
   return fs::temp_directory_path() / "kdt-cache";
 }
 
-// Runs a shell command; stdout and stderr go to the given files.
+// Runs a shell command (its redirections included); returns its exit status.
 int shell(const std::string& command) {
   int raw = std::system(command.c_str());
   if (raw == -1) return 127;

@@ -59,7 +59,7 @@ struct RunFailure {
 struct RunOptions {
   bool eager_dma = false;   // --dma-mode=eager: data moves at dma_start
   int program_order = 0;    // 0 forward, 1 reverse, 2 shuffle
-  uint64_t seed = 0;        // for shuffle
+  uint64_t seed = 0;        // for shuffle (and, in the harness, the inputs)
 };
 
 // The order in which a device runs its programs (flattened grid indices).
@@ -566,7 +566,6 @@ struct HarnessArgs {
   std::vector<std::pair<std::string, std::string>> inputs;
   std::string output_dir = ".";
   std::string diag_json;
-  uint64_t seed = 0;
   RunOptions run;
 };
 
@@ -598,8 +597,7 @@ inline bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
     } else if (value("--diag-json", v)) {
       out.diag_json = v;
     } else if (value("--seed", v)) {
-      out.seed = std::strtoull(v.c_str(), nullptr, 0);
-      out.run.seed = out.seed;
+      out.run.seed = std::strtoull(v.c_str(), nullptr, 0);
     } else if (value("--dma-mode", v)) {
       out.run.eager_dma = v == "eager";
     } else if (value("--program-order", v)) {
@@ -630,7 +628,7 @@ inline bool harness_input(const HarnessArgs& args, const char* name, const char*
   data.assign(count, T{});
   const std::string* path = find_input(args, name);
   if (!path) {
-    fill_random(data.data(), count, args.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
+    fill_random(data.data(), count, args.run.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
     return true;
   }
   NpyArray a;
@@ -660,7 +658,7 @@ template <class T>
 inline bool harness_scalar(const HarnessArgs& args, const char* name, T& value, uint64_t param_index) {
   const std::string* text = find_input(args, name);
   if (!text) {
-    fill_random(&value, 1, args.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
+    fill_random(&value, 1, args.run.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
     return true;
   }
   char* end = nullptr;
