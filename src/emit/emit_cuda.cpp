@@ -17,6 +17,7 @@
 #include "kdt/emit/emit_cuda.h"
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <map>
 #include <set>
@@ -149,19 +150,13 @@ class KernelEmitter {
   }
 
   bool emit() {
-    if (k_.devices > 1) {
-      diags_.report(DiagCode::InvalidDeclaration, k_.range,
-                    "kernel `" + k_.name + "` runs on " + std::to_string(k_.devices) +
-                        " devices; --emit=cuda supports single-device kernels only (devices(N) > 1 is not implemented on "
-                        "the compiled path yet: use `kdt run` or --emit=cpp)");
-      return false;
-    }
     if (threads_ > 1024) {
       diags_.report(DiagCode::InvalidDeclaration, k_.range,
                     "kernel `" + k_.name + "` asks for " + std::to_string(threads_) +
                         " threads per block; CUDA allows at most 1024 (threads(T) or --threads)");
       return false;
     }
+    layout_sync(k_.body);
     layout_state();
     emit_body();
     int64_t limit = arch_ >= 90 ? 232448 : arch_ >= 80 ? 166912 : 49152;
@@ -198,14 +193,52 @@ class KernelEmitter {
       if (!r.is_param) ref_off_[static_cast<int>(i)] = alloc(count_of(r.shape) * elem_size(r.dtype));
     }
     red_off_ = alloc(static_cast<int64_t>(threads_) * 8);
-    if (use_bulk()) {
+    if (use_mbarriers()) {
       for (size_t i = 0; i < k_.sems.size(); ++i) {
-        if (k_.sems[i].kind == SemKind::Dma) bar_off_[static_cast<int>(i)] = alloc(k_.sems[i].count * kQueue * 8);
+        if (k_.sems[i].kind == SemKind::Dma && !sync_sem(static_cast<int>(i))) bar_off_[static_cast<int>(i)] = alloc(k_.sems[i].count * kQueue * 8);
       }
     }
   }
 
   bool use_bulk() const { return arch_ >= 90; }
+  bool use_mbarriers() const { return arch_ >= 80; }
+  bool multi_device() const { return k_.devices > 1; }
+
+  // devices(N) > 1: the semaphores another device may raise (every regular
+  // one, and every DMA semaphore that is the destination semaphore of a
+  // remote DMA) become 64-bit counters in the per-device sync buffer,
+  // `sync_slots_` per program; the peers of every remote destination ref
+  // go into the kernel's peer table.
+  void layout_sync(const ir::Block& b) {
+    if (!multi_device()) return;
+    auto add_sem = [&](int sem) {
+      if (sync_base_.count(sem)) return;
+      sync_base_[sem] = sync_slots_;
+      sync_slots_ += k_.sems[sem].count;
+    };
+    for (size_t i = 0; i < k_.sems.size(); ++i) {
+      if (k_.sems[i].kind == SemKind::Regular) add_sem(static_cast<int>(i));
+    }
+    std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
+      for (const ir::StmtPtr& st : block) {
+        if (st->kind == ir::StmtKind::DmaStart && st->device) {
+          add_sem(st->sem.sem);
+          peer_refs_.insert(st->dst->ref);
+        }
+        walk(st->body);
+        for (const ir::IfClause& c : st->clauses) walk(c.body);
+      }
+    };
+    walk(b);
+  }
+  bool sync_sem(int sem) const { return sync_base_.count(sem) != 0; }
+  // The counter of semaphore element `r` of this program on `device`
+  // (this device when empty).
+  std::string sync_counter(const ir::SemRef& r, const std::string& device = "") {
+    std::string dev = device.empty() ? "kdt_device" : device;
+    return "(kdt_peers.sync[" + dev + "] + kdt_flat * " + std::to_string(sync_slots_) + " + " +
+           std::to_string(sync_base_.at(r.sem)) + " + " + sem_index(r) + ")";
+  }
 
   std::string ref_base(int ref) const {
     const ir::Ref& r = k_.refs[ref];
@@ -216,21 +249,34 @@ class KernelEmitter {
   std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++) + "_"; }
 
   // ----- kernel and launcher ------------------------------------------------------------
+  // The C type of a parameter: a device pointer for a ref, a value for a scalar.
+  std::string param_type(bool is_ref, int i) const {
+    if (!is_ref) return ctype(k_.scalars[i].dtype);
+    const ir::Ref& r = k_.refs[i];
+    return std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "*";
+  }
+  std::string param_name(bool is_ref, int i) const { return is_ref ? k_.refs[i].name : k_.scalars[i].name; }
+
+  // The kernel's parameters; devices(N) > 1 adds the peer table and the device id.
   std::string params_decl() {
     std::string sig;
-    for (auto [is_ref, i] : k_.params) {
-      if (!sig.empty()) sig += ", ";
-      if (is_ref) {
-        const ir::Ref& r = k_.refs[i];
-        sig += std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "* " + r.name;
-      } else {
-        sig += ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name;
-      }
-    }
+    for (auto [is_ref, i] : k_.params) sig += (sig.empty() ? "" : ", ") + param_type(is_ref, i) + " " + param_name(is_ref, i);
+    if (multi_device()) sig += std::string(sig.empty() ? "" : ", ") + "const " + k_.name + "_peers kdt_peers, const int32_t kdt_device";
     return sig;
   }
 
+  // devices(N) > 1: what a device needs to reach its peers.
+  void emit_peer_table() {
+    std::string n = std::to_string(k_.devices);
+    out_.line("// Peer table of `" + k_.name + "`: entry d is device d's copy (peer access enabled by the caller).");
+    out_.open("struct " + k_.name + "_peers {");
+    for (int ref : peer_refs_) out_.line(ctype(k_.refs[ref].dtype) + "* " + k_.refs[ref].name + "[" + n + "];");
+    out_.line("unsigned long long* sync[" + n + "];  // sync buffers (" + k_.name + "_sync_bytes each)");
+    out_.close("};");
+  }
+
   void emit_kernel() {
+    if (multi_device()) emit_peer_table();
     out_.line("// Kernel `" + k_.name + "`: grid " + shape_string(k_.grid) + " = " + std::to_string(count_of(k_.grid)) +
               " blocks of " + std::to_string(threads_) + " threads, " + std::to_string(peak_) +
               " bytes of dynamic shared memory.");
@@ -241,6 +287,7 @@ class KernelEmitter {
   }
 
   void emit_launcher() {
+    if (multi_device()) return emit_multi_device_launcher();
     std::string args;
     for (auto [is_ref, i] : k_.params) args += (args.empty() ? "" : ", ") + (is_ref ? k_.refs[i].name : k_.scalars[i].name);
     std::string sig = params_decl();
@@ -259,6 +306,57 @@ class KernelEmitter {
     out_.line(k_.name + "_kernel<<<dim3(" + k_.name + "_blocks), dim3(" + k_.name + "_threads), " + k_.name +
               "_shared_bytes, stream>>>(" + args + ");");
     out_.line("return cudaGetLastError();");
+    out_.close();
+    out_.line("#endif  // __CUDACC_RTC__");
+    out_.line();
+  }
+
+  // devices(N) > 1: every parameter becomes an array indexed by device.
+  // The launcher zeroes the sync buffers, makes every device's stream wait
+  // until all of them are zero (a peer may signal at once), checks that the
+  // grid can be co-resident and starts a cooperative launch per device.
+  void emit_multi_device_launcher() {
+    std::string n = std::to_string(k_.devices);
+    std::string K = k_.name;
+    std::string sig;
+    for (auto [is_ref, i] : k_.params) {
+      std::string t = param_type(is_ref, i);
+      sig += (is_ref ? t + " const" : "const " + t) + " (&" + param_name(is_ref, i) + ")[" + n + "], ";
+    }
+    out_.line("#ifndef __CUDACC_RTC__");
+    out_.line("constexpr int " + K + "_devices = " + n + ";");
+    out_.line("constexpr unsigned " + K + "_threads = " + std::to_string(threads_) + ";");
+    out_.line("constexpr unsigned " + K + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
+    out_.line("constexpr size_t " + K + "_shared_bytes = " + std::to_string(peak_) + ";");
+    out_.line("constexpr size_t " + K + "_sync_bytes = " +
+              std::to_string(std::max<int64_t>(count_of(k_.grid) * sync_slots_ * 8, 8)) + ";");
+    out_.line("// Launches `" + K + "` on " + n + " devices at once. Every argument is indexed by device: device d runs");
+    out_.line("// on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is");
+    out_.line("// " + K + "_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be");
+    out_.line("// enabled. Returns the first error.");
+    out_.open("inline cudaError_t " + K + "(" + sig + "void* const (&sync)[" + n + "], const int (&device)[" + n +
+              "], const cudaStream_t (&stream)[" + n + "]) {");
+    out_.line(K + "_peers peers{};");
+    out_.open("for (int d = 0; d < " + n + "; ++d) {");
+    for (int ref : peer_refs_) out_.line("peers." + k_.refs[ref].name + "[d] = " + k_.refs[ref].name + "[d];");
+    out_.line("peers.sync[d] = static_cast<unsigned long long*>(sync[d]);");
+    out_.close();
+    out_.line("kdt_cu::DeviceGroup<" + n + "> group(device, stream);");
+    out_.line("cudaError_t e = group.prepare(reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_threads, " + K +
+              "_shared_bytes, " + K + "_blocks, sync, " + K + "_sync_bytes);");
+    out_.open("for (int d = 0; d < " + n + " && e == cudaSuccess; ++d) {");
+    std::string args;
+    for (auto [is_ref, i] : k_.params) {
+      std::string name = param_name(is_ref, i);
+      out_.line(param_type(is_ref, i) + " " + name + "_d = " + name + "[d];");
+      args += "&" + name + "_d, ";
+    }
+    out_.line("int32_t device_d = d;");
+    out_.line("void* args[] = {" + args + "&peers, &device_d};");
+    out_.line("e = group.launch(d, reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_blocks, " + K + "_threads, args, " +
+              K + "_shared_bytes);");
+    out_.close();
+    out_.line("return group.finish(e);");
     out_.close();
     out_.line("#endif  // __CUDACC_RTC__");
     out_.line();
@@ -290,7 +388,9 @@ class KernelEmitter {
     }
     for (size_t i = 0; i < k_.sems.size(); ++i) {
       const ir::Semaphore& s = k_.sems[i];
-      if (s.kind == SemKind::Regular) {
+      if (sync_sem(static_cast<int>(i))) {
+        w_.line("// semaphore `" + s.name + "`: counters in the sync buffer (other devices raise it)");
+      } else if (s.kind == SemKind::Regular) {
         // Only this program raises and lowers its regular semaphores, and every
         // thread runs the same control flow: each keeps the counter itself.
         w_.line("int32_t kdt_sem_" + s.name + "[" + std::to_string(s.count) + "] = {};");
@@ -381,6 +481,10 @@ class KernelEmitter {
       }
       case ir::StmtKind::DmaStart: dma_start(s); break;
       case ir::StmtKind::DmaWait: {
+        if (sync_sem(s.sem.sem)) {
+          w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + std::to_string(s.bytes) + ");");
+          break;
+        }
         std::string q = "kdt_q_" + k_.sems[s.sem.sem].name + "[" + sem_index(s.sem) + "]";
         std::string bars = bar_off_.count(s.sem.sem)
                                ? "kdt_bar_" + k_.sems[s.sem.sem].name + " + " + sem_index(s.sem) + " * " +
@@ -390,10 +494,20 @@ class KernelEmitter {
         break;
       }
       case ir::StmtKind::SemSignal: {
+        if (sync_sem(s.sem.sem)) {
+          std::string amount = scalar(*s.amount);
+          std::string device = s.device ? "(" + scalar(*s.device) + ")" : "";
+          w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + amount + ");");
+          break;
+        }
         w_.line("kdt_sem_" + k_.sems[s.sem.sem].name + "[" + sem_index(s.sem) + "] += " + scalar(*s.amount) + ";");
         break;
       }
       case ir::StmtKind::SemWait: {
+        if (sync_sem(s.sem.sem)) {
+          w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + scalar(*s.amount) + ");");
+          break;
+        }
         std::string sem = "kdt_sem_" + k_.sems[s.sem.sem].name + "[" + sem_index(s.sem) + "]";
         std::string amount = scalar(*s.amount);
         // Nothing else can raise this program's semaphore: an unmet wait is a deadlock.
@@ -478,6 +592,14 @@ class KernelEmitter {
       case ExprKind::TileSlice:
         if (!materialized_.count(&e)) materialize(e);
         return;
+      case ExprKind::SemRead:
+        // A counter other devices raise: read once for the block, before any element loop.
+        if (sync_sem(e.sem->sem) && !materialized_.count(&e)) {
+          std::string name = fresh("sem");
+          w_.line("const int32_t " + name + " = kdt_cu::read_sys(" + sync_counter(*e.sem) + ", kdt_red);");
+          materialized_[&e] = name;
+        }
+        return;
       case ExprKind::Load:
         view_starts_[&e] = view_starts(*e.view);
         if (e.mask) prepare(*e.mask);
@@ -537,8 +659,8 @@ class KernelEmitter {
       case ExprKind::ProgramId: return "kdt_pid" + std::to_string(e.index);
       case ExprKind::NumPrograms:
         return "int32_t(" + std::to_string(e.index >= 0 && static_cast<size_t>(e.index) < k_.grid.size() ? k_.grid[e.index] : 1) + ")";
-      case ExprKind::DeviceId: return "int32_t(0)";
-      case ExprKind::NumDevices: return "int32_t(1)";
+      case ExprKind::DeviceId: return multi_device() ? "kdt_device" : "int32_t(0)";
+      case ExprKind::NumDevices: return "int32_t(" + std::to_string(k_.devices) + ")";
       case ExprKind::Load: {
         const std::vector<std::string>& starts = view_starts_.at(&e);
         std::string access = ref_base(e.view->ref) + "[" + view_elem_offset(*e.view, starts, ctx.index) + "]";
@@ -566,12 +688,16 @@ class KernelEmitter {
         return "kdt_cu::math::" + e.name + "<" + T + ">(" + operand(0) + ")";
       case ExprKind::Fill: return operand(0);
       case ExprKind::Iota: {
+        // Broadcast into the loop's shape (right-aligned): the loop's index
+        // along the same dimension, and 0 along a dimension of size 1.
         size_t axis = static_cast<size_t>(e.index);
-        std::string i = ctx.index.empty() ? "0" : ctx.index[ctx.index.size() - e.type.shape.size() + axis];
+        std::string i = ctx.index.empty() || e.type.shape[axis] == 1 ? "0" : ctx.index[ctx.index.size() - e.type.shape.size() + axis];
         return "kdt_cu::convert<" + T + ">(" + i + ")";
       }
       case ExprKind::Broadcast: return operand(0);
-      case ExprKind::SemRead: return "kdt_sem_" + k_.sems[e.sem->sem].name + "[" + sem_index(*e.sem) + "]";
+      case ExprKind::SemRead:
+        if (sync_sem(e.sem->sem)) return materialized_.at(&e);
+        return "kdt_sem_" + k_.sems[e.sem->sem].name + "[" + sem_index(*e.sem) + "]";
       case ExprKind::AsmOutput: return index_of(asm_outputs_.at(e.asm_id)[e.index], e.type.shape, ctx);
       case ExprKind::PtxOp: return "0 /* PtxOp appears only after discharge */";
       default: return index_of(materialize(e), e.type.shape, ctx);
@@ -877,6 +1003,20 @@ class KernelEmitter {
     }
   }
 
+  // Whether every row of a DMA can move in `width`-byte pieces: the row
+  // length and both views' outer strides are multiples of `width` bytes.
+  bool rows_divisible(const ir::View& src, const ir::View& dst, size_t tail, int64_t row_bytes, int64_t width) const {
+    if (row_bytes % width != 0) return false;
+    for (const ir::View* v : {&src, &dst}) {
+      const ir::Ref& r = k_.refs[v->ref];
+      std::vector<int64_t> st = strides_of(r.shape);
+      for (size_t d = 0; d + tail < r.shape.size(); ++d) {
+        if (!v->dims[d].dropped && (st[d] * elem_size(r.dtype)) % width != 0) return false;
+      }
+    }
+    return true;
+  }
+
   void dma_start(const ir::Stmt& s) {
     const ir::View& src = *s.src;
     const ir::View& dst = *s.dst;
@@ -886,6 +1026,7 @@ class KernelEmitter {
     Shape shape = src.shape();
     int64_t esize = elem_size(t);
     int64_t bytes = count_of(shape) * esize;
+    if (multi_device() && (s.device || sync_sem(s.sem.sem))) return device_dma_start(s);
     w_.open("{  // DMA: " + std::string(s.add ? "dst += src" : "dst = src") + ", " + std::to_string(bytes) + " bytes");
     std::vector<std::string> ss = view_starts(src), ds = view_starts(dst);
     if (s.device) w_.line("(void)(" + scalar(*s.device) + ");  // one device: the target is this device");
@@ -898,7 +1039,8 @@ class KernelEmitter {
     if (use_bulk() && !s.src_sem && bar_off_.count(s.sem.sem)) {
       if (g2s && !s.add) kind = G2S;
       else if (s2g && !s.add) kind = S2G;
-      else if (s2g && s.add && bulk_add_dtype(t)) kind = S2GAdd;
+      // Peers may add into the same memory with system-scope atomics.
+      else if (s2g && s.add && bulk_add_dtype(t) && !multi_device()) kind = S2GAdd;
     }
     size_t rank = shape.size();
     size_t tail = std::min(contiguous_tail(src, sr.shape), contiguous_tail(dst, dr.shape));
@@ -906,30 +1048,22 @@ class KernelEmitter {
     int64_t chunk = 1;
     for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
     int64_t row_bytes = chunk * esize;
-    if (kind != Coop) {
-      // Row 0 is checked for 16-byte alignment at run time; the other rows
-      // differ from it by multiples of the outer strides, checked here.
-      bool ok = row_bytes % 16 == 0 && (kind != G2S || bytes <= kMaxTx);
-      for (const ir::View* v : {&src, &dst}) {
-        const Shape& rs = k_.refs[v->ref].shape;
-        std::vector<int64_t> st = strides_of(rs);
-        for (size_t d = 0; d + tail < rs.size(); ++d) {
-          if (!v->dims[d].dropped && (st[d] * esize) % 16 != 0) ok = false;
+    // Row 0 is checked for alignment at run time; the other rows differ from
+    // it by multiples of the outer strides, checked here. A bulk copy into
+    // shared memory always fits one mbarrier phase (2^20-1 bytes): no block
+    // has that much shared memory; the check only guards future limits.
+    if (kind != Coop && !(rows_divisible(src, dst, tail, row_bytes, 16) && (kind != G2S || bytes <= kMaxTx))) kind = Coop;
+    // sm_80+: cp.async of 16, 8 or 4 bytes by every thread, completed on the
+    // slot's mbarrier (cp.async.mbarrier.arrive).
+    int width = 0;
+    if (kind == Coop && g2s && !s.add && !s.src_sem && bar_off_.count(s.sem.sem)) {
+      for (int w : {16, 8, 4}) {
+        if (rows_divisible(src, dst, tail, row_bytes, w)) {
+          width = w;
+          kind = G2SAsync;
+          break;
         }
       }
-      if (!ok) kind = Coop;
-    }
-    if (kind == Coop && g2s && !s.add && !s.src_sem && arch_ >= 80) {
-      // sm_80+: 16-byte cp.async by every thread, completed per thread.
-      bool ok = row_bytes % 16 == 0;
-      for (const ir::View* v : {&src, &dst}) {
-        const Shape& rs = k_.refs[v->ref].shape;
-        std::vector<int64_t> st = strides_of(rs);
-        for (size_t d = 0; d + tail < rs.size(); ++d) {
-          if (!v->dims[d].dropped && (st[d] * esize) % 16 != 0) ok = false;
-        }
-      }
-      if (ok) kind = G2SAsync;
     }
     std::string bar = "kdt_bar_" + semname + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * 8) +
                       " + 8 * kdt_cu::dma_next_slot(" + q + ")";
@@ -938,10 +1072,10 @@ class KernelEmitter {
       std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, zero);
       std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, zero);
       w_.line("const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(" + s0 +
-              ") | reinterpret_cast<uintptr_t>(" + d0 + ")) & 15) == 0;");
+              ") | reinterpret_cast<uintptr_t>(" + d0 + ")) & " + std::to_string(width - 1) + ") == 0;");
       w_.open("if (kdt_async) {");
       w_.line("__syncthreads();");
-      int64_t per_row = row_bytes / 16;
+      int64_t per_row = row_bytes / width;
       int64_t rows = count_of(shape) / std::max<int64_t>(chunk, 1);
       w_.open("for (int64_t c_ = kdt_tid; c_ < " + std::to_string(rows * per_row) + "; c_ += kdt_nt) {");
       w_.line("const int64_t row_ = c_ / " + std::to_string(per_row) + ", col_ = c_ % " + std::to_string(per_row) + ";");
@@ -958,11 +1092,12 @@ class KernelEmitter {
       for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
       std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, idx);
       std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, idx);
-      w_.line("kdt_cu::cp_async16(reinterpret_cast<unsigned char*>(" + dp + ") + col_ * 16, reinterpret_cast<const unsigned char*>(" +
-              sp + ") + col_ * 16);");
+      std::string w = std::to_string(width);
+      w_.line("kdt_cu::cp_async<" + w + ">(reinterpret_cast<unsigned char*>(" + dp + ") + col_ * " + w +
+              ", reinterpret_cast<const unsigned char*>(" + sp + ") + col_ * " + w + ");");
       w_.close();
-      w_.line("kdt_cu::cp_async_commit();");
-      w_.line("kdt_cu::dma_push(" + q + ", 3);");
+      w_.line("kdt_cu::cp_async_complete_on(" + bar + ");");
+      w_.line("kdt_cu::dma_push(" + q + ", 1);");
       w_.reopen("} else {");
     }
     if (kind != Coop && kind != G2SAsync) {
@@ -1004,16 +1139,61 @@ class KernelEmitter {
       std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, ss, ctx.index) + "]";
       std::string dp = ref_base(dst.ref) + "[" + view_elem_offset(dst, ds, ctx.index) + "]";
       if (!s.add) w_.line(dp + " = " + sp + ";");
-      else if (dr.space == MemSpace::Global) w_.line("kdt_cu::atomic_add(&" + dp + ", " + sp + ");");
+      else if (dr.space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
       else w_.line(dp + " = kdt_cu::op_add<" + ctype(t) + ">(" + dp + ", " + sp + ");");
       close_loop();
       w_.line("kdt_cu::dma_push(" + q + ", 0);");
     }
     if (kind != Coop) w_.close();
-    if (s.src_sem) {
-      // The source side (a remote DMA to this device): complete with the copy.
+    if (s.src_sem) source_read(s);  // a remote DMA to this device: the source was read with the copy
+    w_.close();
+  }
+
+  // A remote DMA's source has been read: its `src_sem` completes now.
+  void source_read(const ir::Stmt& s) {
+    if (sync_sem(s.src_sem->sem)) {
+      w_.line("kdt_cu::signal_sys(" + sync_counter(*s.src_sem) + ", " + std::to_string(s.bytes) + ");");
+    } else {
       w_.line("kdt_cu::dma_push(kdt_q_" + k_.sems[s.src_sem->sem].name + "[" + sem_index(*s.src_sem) + "], 0);");
     }
+  }
+
+  // Peers may add into the same @global memory: system scope then.
+  std::string atomic_add() const { return multi_device() ? "kdt_cu::atomic_add<true>" : "kdt_cu::atomic_add"; }
+
+  // devices(N) > 1, a DMA whose destination semaphore another device may
+  // raise (a remote DMA, or a local one on such a semaphore): the block
+  // copies through the destination device's peer pointer, then raises the
+  // semaphore's counter there by the byte count (system-scope release).
+  // The source has been read when the copy is done: `src_sem` completes at once.
+  void device_dma_start(const ir::Stmt& s) {
+    const ir::View& src = *s.src;
+    const ir::View& dst = *s.dst;
+    DType t = k_.refs[src.ref].dtype;
+    Shape shape = src.shape();
+    w_.open("{  // DMA to device " + std::string(s.device ? "`device`" : "self") + ": " + (s.add ? "dst += src" : "dst = src") +
+            ", " + std::to_string(s.bytes) + " bytes");
+    std::vector<std::string> ss = view_starts(src), ds = view_starts(dst);
+    std::string device = "kdt_device";
+    if (s.device) {
+      device = fresh("device");
+      w_.line("const int32_t " + device + " = " + scalar(*s.device) + ";");
+    }
+    std::string base = ref_base(dst.ref);
+    if (s.device) {
+      base = fresh("peer");
+      w_.line(ctype(t) + "* const " + base + " = kdt_peers." + k_.refs[dst.ref].name + "[" + device + "];");
+    }
+    LoopCtx ctx = new_ctx(shape);
+    open_loop(ctx);
+    std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, ss, ctx.index) + "]";
+    std::string dp = base + "[" + view_elem_offset(dst, ds, ctx.index) + "]";
+    if (!s.add) w_.line(dp + " = " + sp + ";");
+    else if (k_.refs[dst.ref].space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
+    else w_.line(dp + " = kdt_cu::op_add<" + ctype(t) + ">(" + dp + ", " + sp + ");");
+    close_loop();
+    if (s.src_sem) source_read(s);
+    w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + std::to_string(s.bytes) + ");");
     w_.close();
   }
 
@@ -1160,6 +1340,9 @@ class KernelEmitter {
   int64_t top_ = 0, peak_ = 0, red_off_ = 0;
   int next_temp_ = 0;
   std::map<int, int64_t> ref_off_, bar_off_;
+  std::map<int, int64_t> sync_base_;  // devices(N) > 1: semaphore -> first counter slot
+  int64_t sync_slots_ = 0;           // counters per program
+  std::set<int> peer_refs_;          // refs written by remote DMAs
   std::map<const Expr*, std::string> materialized_;
   std::map<const Expr*, std::vector<std::string>> view_starts_;
   std::map<int, std::vector<std::string>> asm_outputs_;

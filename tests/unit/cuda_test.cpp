@@ -1,7 +1,8 @@
 // The compiled path (issue 6): --emit=cuda and --emit=ptx.
-//   cuda_emit      — no CUDA needed: every single-device sample emits CUDA,
-//                    deterministically; refusals and the missing-toolchain
-//                    error; the embedded prelude matches its header.
+//   cuda_emit      — no CUDA needed: every sample emits CUDA,
+//                    deterministically; the devices(N) launcher; refusals and
+//                    the missing-toolchain error; the embedded prelude
+//                    matches its header.
 //   cuda_nvcc_sm90 / cuda_nvcc_sm80 — every emitted sample compiles with
 //                    `nvcc -c` for that arch with all warnings as errors.
 //   cuda_ptx       — --emit=ptx (NVRTC or nvcc) assembles with ptxas, and the
@@ -33,6 +34,11 @@ const std::vector<std::string> kSingleDevice = {
     "accumulate_blocks", "dma_pipeline",   "hash_rng",  "layernorm", "matmul",  "mixed_precision", "partial_accumulate",
     "ptx_fallback",      "ptx_translate", "ragged_edge", "reduction", "softmax", "stencil"};
 const std::vector<std::string> kMultiDevice = {"all_gather", "remote_accumulate", "ring_exchange"};
+std::vector<std::string> all_samples() {
+  std::vector<std::string> all = kSingleDevice;
+  all.insert(all.end(), kMultiDevice.begin(), kMultiDevice.end());
+  return all;
+}
 
 std::string sample(const std::string& name) { return kdt::test::source_dir() + "/samples/" + name + ".kd"; }
 
@@ -126,6 +132,21 @@ kernel adds(a: inout i32[64] @global, b: inout f16[64] @global, c: inout bf16[64
 }
 )KD";
 
+// Global->shared DMAs whose rows are 8 bytes (stride 16) and 4 bytes (stride 12).
+const char* const kNarrowRows = R"KD(
+kernel narrow(x: in f32[64, 4] @global, y: in f32[64, 3] @global, o: out f32[64, 3] @global) grid(1) {
+    scratch a: f32[64, 2] @shared;
+    scratch b: f32[64, 1] @shared;
+    sem s: dma;
+    dma_start(x[:, 0:2], a, s);
+    dma_start(y[:, 1:2], b, s);
+    dma_wait(s, a);
+    dma_wait(s, b);
+    o[:, 0:2] = a[...];
+    o[:, 2:3] = b[...];
+}
+)KD";
+
 // Emits `kd` (a path) for `arch` into `out`; returns kdt's status.
 int emit(const std::string& kd, const std::string& kind, const std::string& arch, const std::string& out) {
   return run_kdt("--emit=" + kind + " --arch=" + arch + " " + shell_quote(kd) + " -o " + shell_quote(out)).status;
@@ -136,7 +157,7 @@ void nvcc_all_samples(const std::string& arch) {
   if (nvcc.empty()) return;
   TempDir tmp;
   std::string list;
-  for (const std::string& s : kSingleDevice) {
+  for (const std::string& s : all_samples()) {
     REQUIRE_MESSAGE(emit(sample(s), "cuda", arch, tmp.file(s + ".cu")) == 0, s);
     list += " " + s;
   }
@@ -146,7 +167,7 @@ void nvcc_all_samples(const std::string& arch) {
   sh(cmd);
   std::string failed = read_text(tmp.file("failed"));
   std::string logs;
-  for (const std::string& s : kSingleDevice) {
+  for (const std::string& s : all_samples()) {
     if (failed.find(s) != std::string::npos) logs += "== " + s + "\n" + read_text(tmp.file(s + ".log"));
   }
   CHECK_MESSAGE(failed.empty(), "nvcc -arch=" << arch << " failed for:\n" << failed << logs);
@@ -160,9 +181,9 @@ TEST_SUITE("cuda_emit") {
     CHECK_MESSAGE(std::string(kdt::kCudaPrelude) == header, "the embedded CUDA runtime differs from kdt_cuda.h");
   }
 
-  TEST_CASE("every single-device sample emits CUDA for sm_90 and sm_80, deterministically") {
+  TEST_CASE("every sample emits CUDA for sm_90 and sm_80, deterministically") {
     TempDir tmp;
-    for (const std::string& s : kSingleDevice) {
+    for (const std::string& s : all_samples()) {
       for (std::string arch : {"sm_90", "sm_80"}) {
         INFO(s << " " << arch);
         REQUIRE(emit(sample(s), "cuda", arch, tmp.file("a.cu")) == 0);
@@ -178,14 +199,33 @@ TEST_SUITE("cuda_emit") {
     }
   }
 
-  TEST_CASE("multi-device kernels are refused with a diagnostic") {
-    for (const std::string& s : kMultiDevice) {
-      kdt::test::RunResult r = run_kdt("--color=never --emit=cuda " + shell_quote(sample(s)));
-      INFO(s);
-      CHECK(r.status == 1);
-      CHECK(r.err.find("[invalid-declaration]") != std::string::npos);
-      CHECK(r.err.find("single-device") != std::string::npos);
-    }
+  TEST_CASE("devices(N): a peer table, per-device arguments and a cooperative launch") {
+    TempDir tmp;
+    REQUIRE(emit(sample("ring_exchange"), "cuda", "sm_90", tmp.file("r.cu")) == 0);
+    std::string r = read_text(tmp.file("r.cu"));
+    // Only `recv` is written by remote DMAs; every device has a sync buffer.
+    CHECK(r.find("struct ring_exchange_peers {\n  float* recv[4];\n  unsigned long long* sync[4];") != std::string::npos);
+    CHECK(r.find("ring_exchange_kernel(const float* x, float* recv, float* mixed, const ring_exchange_peers kdt_peers, "
+                 "const int32_t kdt_device)") != std::string::npos);
+    CHECK(r.find("inline cudaError_t ring_exchange(const float* const (&x)[4], float* const (&recv)[4], "
+                 "float* const (&mixed)[4], void* const (&sync)[4], const int (&device)[4], "
+                 "const cudaStream_t (&stream)[4])") != std::string::npos);
+    // Three semaphores other devices raise (ready, recv_sem, acked), one counter each per program.
+    CHECK(r.find("constexpr size_t ring_exchange_sync_bytes = 96;") != std::string::npos);
+    // The remote DMA writes through the right neighbour's pointer and raises its counter by 32*64*4 bytes.
+    CHECK(r.find("= kdt_peers.recv[device") != std::string::npos);
+    CHECK(r.find("kdt_cu::signal_sys((kdt_peers.sync[device") != std::string::npos);
+    CHECK(r.find(", 8192);") != std::string::npos);
+    // The local send semaphore keeps its in-flight queue.
+    CHECK(r.find("kdt_cu::DmaQueue kdt_q_send_sem[1]") != std::string::npos);
+    std::string prelude = kdt::kCudaPrelude;
+    CHECK(prelude.find("cudaLaunchCooperativeKernel") != std::string::npos);
+    CHECK(prelude.find("cudaErrorCooperativeLaunchTooLarge") != std::string::npos);
+    // Accumulating remote DMAs use system-scope atomics, never the bulk reduce engine.
+    REQUIRE(emit(sample("remote_accumulate"), "cuda", "sm_90", tmp.file("a.cu")) == 0);
+    std::string a = read_text(tmp.file("a.cu"));
+    CHECK(a.find("kdt_cu::atomic_add<true>(&peer") != std::string::npos);
+    CHECK(a.find("bulk_s2g_add(", a.find("===== kernels")) == std::string::npos);
   }
 
   TEST_CASE("more than 1024 threads per block is refused") {
@@ -241,7 +281,7 @@ TEST_SUITE("cuda_ptx") {
     std::string ptxas = find_tool("ptxas");
     REQUIRE(!ptxas.empty());
     TempDir tmp;
-    for (const std::string& s : kSingleDevice) {
+    for (const std::string& s : all_samples()) {
       for (std::string arch : {"sm_90", "sm_80"}) {
         INFO(s << " " << arch);
         REQUIRE(emit(sample(s), "ptx", arch, tmp.file("k.ptx")) == 0);
@@ -281,9 +321,20 @@ TEST_SUITE("cuda_ptx") {
     std::string a80 = read_text(tmp.file("a80.ptx"));
     CHECK(a80.find("cp.async.bulk") == std::string::npos);
     CHECK(a80.find("cp.reduce.async.bulk") == std::string::npos);
-    // ... but 16-byte cp.async for global->shared, completed by the waiting threads.
+    // ... but 16-byte cp.async for global->shared, completed on the slot's mbarrier.
     CHECK(a80.find("cp.async.cg.shared.global") != std::string::npos);
-    CHECK(a80.find("cp.async.wait_all") != std::string::npos);
+    CHECK(a80.find("cp.async.mbarrier.arrive.shared.b64") != std::string::npos);
+    CHECK(a80.find("mbarrier.test_wait.parity.shared.b64") != std::string::npos);
+    // Rows of 8 and 4 bytes: cp.async of that width, on both archs.
+    kdt::test::write_text(tmp.file("narrow.kd"), kNarrowRows);
+    for (std::string arch : {"sm_80", "sm_90"}) {
+      REQUIRE(emit(tmp.file("narrow.kd"), "ptx", arch, tmp.file("n.ptx")) == 0);
+      std::string n = read_text(tmp.file("n.ptx"));
+      CHECK_MESSAGE(n.find("cp.async.ca.shared.global [%r") != std::string::npos, arch);
+      CHECK_MESSAGE(n.find("], 8;") != std::string::npos, arch);
+      CHECK_MESSAGE(n.find("], 4;") != std::string::npos, arch);
+      CHECK_MESSAGE(n.find("cp.async.bulk.shared") == std::string::npos, arch);
+    }
     // An i8 add=true takes the cooperative path (atomic CAS on the containing word).
     kdt::test::write_text(tmp.file("c.kd"), kConstructs);
     REQUIRE(emit(tmp.file("c.kd"), "ptx", "sm_90", tmp.file("c.ptx")) == 0);
@@ -304,6 +355,14 @@ TEST_SUITE("cuda_ptx") {
                     suffix);
     }
     CHECK(adds.find("atom.cas.b32") != std::string::npos);  // the i16 add
+    // devices(N): remote adds and semaphore counters at system scope, waits acquire.
+    REQUIRE(emit(sample("remote_accumulate"), "ptx", "sm_90", tmp.file("r.ptx")) == 0);
+    std::string r = read_text(tmp.file("r.ptx"));
+    CHECK(r.find("atom.global.sys.add.f32") != std::string::npos);
+    CHECK(r.find("atom.global.sys.add.u64") != std::string::npos);
+    CHECK(r.find("ld.acquire.sys.global.u64") != std::string::npos);
+    CHECK(r.find("membar.sys") != std::string::npos);
+    CHECK(r.find("cp.reduce.async.bulk") == std::string::npos);
   }
 }
 
@@ -324,6 +383,45 @@ int main() {
   cudaMalloc(&out, 128 * 256 * sizeof(float));
   cudaError_t e = kdt_kernels::accumulate_blocks(x, out, stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  std::printf("%s\n", cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
+)CU");
+    int rc = sh("cd " + shell_quote(tmp.path.string()) + " && " + nvcc +
+                " -std=c++17 -arch=sm_90 -Werror all-warnings main.cu -o prog -lcudart > log 2>&1");
+    CHECK_MESSAGE(rc == 0, read_text(tmp.file("log")));
+    CHECK(std::filesystem::exists(tmp.file("prog")));
+  }
+
+  TEST_CASE("a host program using the devices(N) launcher links against cudart") {
+    std::string nvcc = nvcc_or_skip();
+    if (nvcc.empty()) return;
+    TempDir tmp;
+    REQUIRE(emit(sample("ring_exchange"), "cuda", "sm_90", tmp.file("kernels.cuh")) == 0);
+    kdt::test::write_text(tmp.file("main.cu"), R"CU(
+#include "kernels.cuh"
+#include <cstdio>
+int main() {
+  constexpr int N = kdt_kernels::ring_exchange_devices;
+  float *xw[N], *recv[N], *mixed[N];
+  const float* x[N];
+  void* sync[N];
+  int device[N];
+  cudaStream_t stream[N];
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return 1;
+  for (int d = 0; d < N; ++d) {
+    device[d] = d % count;
+    cudaSetDevice(device[d]);
+    cudaStreamCreate(&stream[d]);
+    cudaMalloc(&xw[d], 128 * 64 * sizeof(float));
+    x[d] = xw[d];
+    cudaMalloc(&recv[d], 128 * 64 * sizeof(float));
+    cudaMalloc(&mixed[d], 128 * 64 * sizeof(float));
+    cudaMalloc(&sync[d], kdt_kernels::ring_exchange_sync_bytes);
+  }
+  cudaError_t e = kdt_kernels::ring_exchange(x, recv, mixed, sync, device, stream);
+  for (int d = 0; d < N && e == cudaSuccess; ++d) e = cudaStreamSynchronize(stream[d]);
   std::printf("%s\n", cudaGetErrorString(e));
   return e == cudaSuccess ? 0 : 1;
 }

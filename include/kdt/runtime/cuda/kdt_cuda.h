@@ -225,28 +225,73 @@ template <class T> __device__ inline T abs(T x) {
 }
 }  // namespace math
 
-// ----- block reductions (deterministic tree over shared memory) -----
+// ----- block reductions (warp shuffles, then shared memory) -----
+// Deterministic: the combination order depends only on the thread count.
 struct AddOp { template <class T> __device__ T operator()(T a, T b) const { return op_add(a, b); } };
 struct MaxOp { template <class T> __device__ T operator()(T a, T b) const { return maximum(a, b); } };
 struct MinOp { template <class T> __device__ T operator()(T a, T b) const { return minimum(a, b); } };
+// __shfl_down_sync of any 1..8-byte value, moved as its bits.
+template <class A>
+__device__ inline A shfl_down(unsigned lanes, A v, unsigned offset) {
+  static_assert(sizeof(A) <= 8, "a reduction accumulator is at most 8 bytes");
+  if constexpr (sizeof(A) <= 4) {
+    unsigned bits = 0;
+    memcpy(&bits, &v, sizeof(A));
+    bits = __shfl_down_sync(lanes, bits, offset);
+    memcpy(&v, &bits, sizeof(A));
+  } else {
+    unsigned long long bits = 0;
+    memcpy(&bits, &v, sizeof(A));
+    bits = __shfl_down_sync(lanes, bits, offset);
+    memcpy(&v, &bits, sizeof(A));
+  }
+  return v;
+}
+// Tree over the values of the first `count` lanes of the calling warp, of
+// which the first `present` lanes take part; lane 0 gets the result.
+template <class A, class Op>
+__device__ inline A warp_reduce(A v, unsigned present, unsigned count, Op op) {
+  const unsigned lane = threadIdx.x % 32u;
+  const unsigned lanes = present >= 32u ? 0xffffffffu : (1u << present) - 1u;
+  for (unsigned offset = 16; offset > 0; offset >>= 1) {
+    const A other = shfl_down(lanes, v, offset);
+    if (lane + offset < count) v = op(v, other);
+  }
+  return v;
+}
+// Every thread of the block passes its partial; every thread gets the total.
+// `scratch_bytes` holds one A per warp (kdt reserves 8 bytes per thread).
 template <class A, class Op>
 __device__ inline A block_reduce(A v, void* scratch_bytes, Op op) {
   A* scratch = static_cast<A*>(scratch_bytes);
   const unsigned t = threadIdx.x, n = blockDim.x;
+  const unsigned warp = t / 32u, warps = (n + 31u) / 32u;
+  const unsigned in_warp = warp + 1 < warps ? 32u : n - 32u * warp;
+  v = warp_reduce(v, in_warp, in_warp, op);
   __syncthreads();
-  scratch[t] = v;
+  if (t % 32u == 0) scratch[warp] = v;
   __syncthreads();
-  for (unsigned s = 1; s < n; s <<= 1) {
-    if ((t % (2 * s)) == 0 && t + s < n) scratch[t] = op(scratch[t], scratch[t + s]);
-    __syncthreads();
+  if (warp == 0) {
+    v = t < warps ? scratch[t] : scratch[0];
+    v = warp_reduce(v, n < 32u ? n : 32u, warps, op);
+    if (t == 0) scratch[0] = v;
   }
+  __syncthreads();
   A r = scratch[0];
   __syncthreads();
   return r;
 }
 
 // ----- atomic accumulation (DMA add=true into @global) -----
-template <class T>
+// `System` selects system scope: a remote DMA adds into a peer device's
+// memory, where other devices may add at the same time.
+template <bool System> __device__ inline unsigned cas32(unsigned* p, unsigned expected, unsigned desired) {
+  if constexpr (System) return atomicCAS_system(p, expected, desired);
+  else return atomicCAS(p, expected, desired);
+}
+// 8- and 16-bit elements (and f16/bf16 under system scope): a CAS loop on
+// the containing 32-bit word.
+template <bool System, class T>
 __device__ inline void atomic_add_small(T* p, T v) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   unsigned int* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t(3));
@@ -255,26 +300,86 @@ __device__ inline void atomic_add_small(T* p, T v) {
   unsigned old = *word, assumed;
   do {
     assumed = old;
-    T cur = static_cast<T>((assumed & mask) >> shift);
-    T sum = op_add(cur, v);
-    unsigned bits = (static_cast<unsigned>(static_cast<typename uns<T>::type>(sum)) << shift) & mask;
-    old = atomicCAS(word, assumed, (assumed & ~mask) | bits);
+    const unsigned short lane = static_cast<unsigned short>((assumed & mask) >> shift);
+    T cur;
+    if constexpr (sizeof(T) == 1) cur = static_cast<T>(lane);
+    else memcpy(&cur, &lane, 2);
+    const T sum = op_add(cur, v);
+    unsigned short sum_bits = 0;
+    memcpy(&sum_bits, &sum, sizeof(T));
+    const unsigned bits = (static_cast<unsigned>(sum_bits) << shift) & mask;
+    old = cas32<System>(word, assumed, (assumed & ~mask) | bits);
   } while (assumed != old);
 }
-template <class T>
+template <bool System = false, class T>
 __device__ inline void atomic_add(T* p, T v) {
-  if constexpr (is_int<T>::value && sizeof(T) <= 2) atomic_add_small(p, v);
-  else if constexpr (is_int<T>::value && sizeof(T) == 4)
-    atomicAdd(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
-  else if constexpr (is_int<T>::value)
-    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  if constexpr (sizeof(T) <= 2 && (is_int<T>::value || System)) atomic_add_small<System>(p, v);
+  else if constexpr (is_int<T>::value && sizeof(T) == 4) {
+    if constexpr (System) atomicAdd_system(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+    else atomicAdd(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+  } else if constexpr (is_int<T>::value) {
+    if constexpr (System) atomicAdd_system(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+    else atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  } else if constexpr (System) atomicAdd_system(p, v);
   else atomicAdd(p, v);
+}
+
+// ----- semaphores shared between devices (devices(N) > 1) -----
+// A 64-bit counter in global memory per (program, semaphore element), in a
+// per-device sync buffer that the peers reach through the peer table.
+// Signals add with release semantics at system scope; the owning program
+// alone lowers its counters, after an acquire load has seen enough.
+#ifndef KDT_CU_WAIT_TIMEOUT_NS
+#define KDT_CU_WAIT_TIMEOUT_NS 10000000000ull  // a wait that never completes traps after 10 s
+#endif
+__device__ inline unsigned long long global_timer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ inline long long load_acquire_sys(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return static_cast<long long>(v);
+}
+// Block-uniform: every earlier write of the block happens before the signal.
+__device__ inline void signal_sys(unsigned long long* counter, long long amount) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    atomicAdd_system(counter, static_cast<unsigned long long>(amount));
+  }
+  __syncthreads();
+}
+// Block-uniform: waits until the counter holds `amount`, then lowers it.
+__device__ inline void wait_sys(unsigned long long* counter, long long amount) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned long long start = global_timer();
+    while (load_acquire_sys(counter) < amount) {
+      __nanosleep(64);
+      if (global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) __trap();  // deadlock: nothing will signal it
+    }
+    atomicAdd_system(counter, static_cast<unsigned long long>(-amount));
+    __threadfence();
+  }
+  __syncthreads();
+}
+// Block-uniform read (thread 0 reads, everyone gets its value).
+__device__ inline int32_t read_sys(const unsigned long long* counter, void* scratch) {
+  __syncthreads();
+  if (threadIdx.x == 0) *static_cast<int32_t*>(scratch) = static_cast<int32_t>(load_acquire_sys(counter));
+  __syncthreads();
+  const int32_t v = *static_cast<int32_t*>(scratch);
+  __syncthreads();
+  return v;
 }
 
 // ----- DMA in-flight queues (one per DMA semaphore element) -----
 // Every thread keeps the same copy (all control flow is block-uniform).
-// kind: 0 = completed cooperatively, 1 = mbarrier phase of slot `pos`,
-// 2 = bulk group of the elected thread, 3 = cp.async groups of every thread.
+// kind: 0 = completed cooperatively, 1 = mbarrier phase of slot `pos`
+// (bulk copies, or every thread's cp.async), 2 = bulk group of the elected
+// thread.
 constexpr int kQueue = 8;
 struct DmaQueue {
   unsigned char kind[kQueue];
@@ -293,8 +398,10 @@ __device__ inline int dma_next_slot(const DmaQueue& q) { return (q.head + q.n) %
 
 __device__ inline unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
+// mbarriers exist from sm_80 (cp.async completes on them); expect_tx, try_wait
+// and the bulk copies from sm_90.
 __device__ inline void mbar_init(void* bar) {
-#if KDT_HAS_BULK
+#if KDT_HAS_CP_ASYNC
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
 #else
   (void)bar;
@@ -323,6 +430,13 @@ __device__ inline void mbar_wait(void* bar, unsigned parity) {
   do {
     asm volatile(
         "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
+  } while (!done);
+#elif KDT_HAS_CP_ASYNC
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
         : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
   } while (!done);
 #else
@@ -384,22 +498,32 @@ __device__ inline void bulk_wait_all() {
 #endif
 }
 
-// sm_80+: one 16-byte global -> shared cp.async of the calling thread.
-__device__ inline void cp_async16(void* dst, const void* src) {
+// sm_80+: one global -> shared cp.async of W = 4, 8 or 16 bytes by the
+// calling thread (16 bytes bypass L1: .cg; 4 and 8 take .ca, the only form
+// PTX has for them).
+template <int W>
+__device__ inline void cp_async(void* dst, const void* src) {
+  static_assert(W == 4 || W == 8 || W == 16, "cp.async copies 4, 8 or 16 bytes");
 #if KDT_HAS_CP_ASYNC
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+  if constexpr (W == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(smem_addr(dst)), "l"(src), "n"(W) : "memory");
 #else
   (void)dst; (void)src; __trap();
 #endif
 }
-__device__ inline void cp_async_commit() {
+// Block-uniform: the mbarrier's current phase completes once every thread's
+// earlier cp.async has landed. Each thread's arrive raises the pending
+// count and lowers it when its copies land (no .noinc); the elected thread's
+// plain arrive, after the barrier, is the one the mbarrier was set up for.
+__device__ inline void cp_async_complete_on(void* bar) {
 #if KDT_HAS_CP_ASYNC
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-__device__ inline void cp_async_wait_all() {
-#if KDT_HAS_CP_ASYNC
-  asm volatile("cp.async.wait_all;" ::: "memory");
+  asm volatile("cp.async.mbarrier.arrive.shared.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    asm volatile("{\n\t.reg .b64 state;\n\tmbarrier.arrive.shared.b64 state, [%0];\n\t}" ::"r"(smem_addr(bar)) : "memory");
+  }
+#else
+  (void)bar; __trap();
 #endif
 }
 
@@ -413,13 +537,81 @@ __device__ inline void dma_retire(DmaQueue& q, unsigned char* bars) {
     q.phase ^= 1u << pos;
   } else if (kind == 2) {
     if (threadIdx.x == 0) bulk_wait_all();
-  } else if (kind == 3) {
-    cp_async_wait_all();  // every thread's own copies (and any younger ones)
   }
   __syncthreads();
   q.head = (q.head + 1) % kQueue;
   --q.n;
 }
+
+#ifndef __CUDACC_RTC__
+// ----- host: launching a devices(N) kernel -----
+// Holds the devices and streams of one multi-device launch. prepare() zeroes
+// every sync buffer and makes every stream wait until all of them are zero
+// (a peer may signal a device as soon as it starts); launch() starts one
+// cooperative launch, so that every program of the device is resident (a
+// program may wait for its twin on another device); finish() cleans up and
+// restores the caller's current device.
+template <int N>
+class DeviceGroup {
+ public:
+  DeviceGroup(const int (&device)[N], const cudaStream_t (&stream)[N]) : device_(device), stream_(stream) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+  }
+  cudaError_t prepare(const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks, void* const (&sync)[N],
+                      size_t sync_bytes) {
+    for (int d = 0; d < N; ++d) {
+      cudaError_t e = cudaSetDevice(device_[d]);
+      if (e == cudaSuccess && shared_bytes > 48 * 1024) {
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));
+      }
+      if (e == cudaSuccess) e = fits(kernel, threads, shared_bytes, blocks);
+      if (e == cudaSuccess) e = cudaMemsetAsync(sync[d], 0, sync_bytes, stream_[d]);
+      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&zeroed_[d], cudaEventDisableTiming);
+      if (e == cudaSuccess) e = cudaEventRecord(zeroed_[d], stream_[d]);
+      if (e != cudaSuccess) return e;
+    }
+    for (int d = 0; d < N; ++d) {
+      for (int p = 0; p < N; ++p) {
+        if (p == d) continue;
+        cudaError_t e = cudaStreamWaitEvent(stream_[d], zeroed_[p], 0);
+        if (e != cudaSuccess) return e;
+      }
+    }
+    return cudaSuccess;
+  }
+  cudaError_t launch(int d, const void* kernel, unsigned blocks, unsigned threads, void** args, size_t shared_bytes) {
+    cudaError_t e = cudaSetDevice(device_[d]);
+    if (e != cudaSuccess) return e;
+    return cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(threads), args, shared_bytes, stream_[d]);
+  }
+  cudaError_t finish(cudaError_t status) {
+    for (int d = 0; d < N; ++d) {
+      if (zeroed_[d]) cudaEventDestroy(zeroed_[d]);  // released once the stream passed it
+    }
+    if (previous_ >= 0) cudaSetDevice(previous_);
+    return status;
+  }
+
+ private:
+  // Whether every block of the grid can be resident on the current device at once.
+  static cudaError_t fits(const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks) {
+    int device = 0, cooperative = 0, sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), shared_bytes);
+    if (e != cudaSuccess) return e;
+    if (!cooperative) return cudaErrorNotSupported;
+    if (static_cast<long long>(per_sm) * sms < static_cast<long long>(blocks)) return cudaErrorCooperativeLaunchTooLarge;
+    return cudaSuccess;
+  }
+
+  const int (&device_)[N];
+  const cudaStream_t (&stream_)[N];
+  cudaEvent_t zeroed_[N] = {};
+  int previous_ = -1;
+};
+#endif  // __CUDACC_RTC__
 
 }  // namespace kdt_cu
 

@@ -1,0 +1,191 @@
+namespace kdt_kernels {
+
+// Parameters of kernel `accumulate_blocks`: one pointer per ref (row-major), scalars by value.
+struct accumulate_blocks_params {
+  const float* x;  // f32[1024, 256] @global, in
+  float* out;  // f32[128, 256] @global
+};
+
+// Scratch buffers and semaphores of one program (one instance per program).
+struct accumulate_blocks_program_state {
+  alignas(64) float tile[32768];
+  kdt_rt::RefShadow tile_shadow;
+  kdt_rt::DmaSemaphore loaded[1];
+  kdt_rt::DmaSemaphore stored[1];
+  int64_t program[1];  // program ids
+  int64_t flat = 0;  // flattened program index
+};
+
+struct accumulate_blocks_launch {
+  std::vector<accumulate_blocks_params> params;  // one set per device
+  std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device
+  kdt_rt::RunOptions options;
+  kdt_rt::DeviceScheduler scheduler{1};
+  std::vector<std::unique_ptr<accumulate_blocks_program_state>> states = std::vector<std::unique_ptr<accumulate_blocks_program_state>>(8);
+  accumulate_blocks_program_state& state(int device, int64_t flat) {
+    auto& slot = states[static_cast<size_t>(device) * 8 + static_cast<size_t>(flat)];
+    if (!slot) {
+      slot = std::make_unique<accumulate_blocks_program_state>();
+      slot->flat = flat;
+      slot->tile_shadow.init("tile", {128, 256}, true, false);
+      slot->program[0] = flat / 1 % 8;
+    }
+    return *slot;
+  }
+};
+
+// DMA #0: dst = src over 131072 bytes.
+static void accumulate_blocks_dma0(accumulate_blocks_launch& L, const kdt_rt::DmaRecord& d) {
+  const accumulate_blocks_params& sp = L.params[static_cast<size_t>(d.src_device)];
+  const accumulate_blocks_params& dp = L.params[static_cast<size_t>(d.dst_device)];
+  accumulate_blocks_program_state& ss = L.state(d.src_device, d.program);
+  accumulate_blocks_program_state& ds = L.state(d.dst_device, d.program);
+  const int64_t* starts = d.starts;
+  (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
+  std::memcpy(ds.tile + 0, sp.x + (starts[0]) * 256, 32768 * sizeof(float));
+}
+
+// DMA #1: dst += src over 131072 bytes.
+static void accumulate_blocks_dma1(accumulate_blocks_launch& L, const kdt_rt::DmaRecord& d) {
+  const accumulate_blocks_params& sp = L.params[static_cast<size_t>(d.src_device)];
+  const accumulate_blocks_params& dp = L.params[static_cast<size_t>(d.dst_device)];
+  accumulate_blocks_program_state& ss = L.state(d.src_device, d.program);
+  accumulate_blocks_program_state& ds = L.state(d.dst_device, d.program);
+  const int64_t* starts = d.starts;
+  (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
+  const float* src = ss.tile + 0;
+  float* dst = dp.out + 0;
+  for (int64_t j = 0; j < 32768; ++j) dst[j] = kdt_rt::op_add(dst[j], src[j]);
+}
+
+[[maybe_unused]] static void accumulate_blocks_run_dma(accumulate_blocks_launch& L, kdt_rt::DmaRecord& d) {
+  (void)L;
+  switch (d.site) {
+    case 0: accumulate_blocks_dma0(L, d); break;
+    case 1: accumulate_blocks_dma1(L, d); break;
+    default: break;
+  }
+  d.landed = true;
+}
+
+// One program of `accumulate_blocks`.
+static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, accumulate_blocks_program_state& s) {
+  const accumulate_blocks_params& p = L.params[static_cast<size_t>(device)];
+  const kdt_rt::RunOptions& options = L.options;
+  (void)p, (void)options;
+  // Identifies this program for the cross-program race check.
+  [[maybe_unused]] const int64_t program_ = int64_t{device} * 8 + s.flat;
+#line 18 "samples/accumulate_blocks.kd"
+  [[maybe_unused]] const int32_t i = static_cast<int32_t>(s.program[0]);
+#line 19 "samples/accumulate_blocks.kd"
+  auto dma0 = std::make_shared<kdt_rt::DmaRecord>();
+  dma0->site = 0;
+  dma0->bytes = 131072;
+  dma0->src_device = device;
+  dma0->dst_device = device;
+  dma0->program = s.flat;
+  dma0->loc = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 19, 5, 659, 703};
+  dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 19, 20, 674, 679}, "DMA source index");
+  dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], 0}, {128, 256}};
+  dma0->dst_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
+  dma0->add = false;
+  dma0->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
+  dma0->dst_shadow = &s.tile_shadow;
+  dma0->dst_sem = &s.loaded[0];
+  dma0->has_src_sem = false;
+  kdt_rt::claim_dma(dma0);
+  if (options.eager_dma) accumulate_blocks_run_dma(L, *dma0);
+  s.loaded[0].in_flight.push_back(dma0);
+#line 20 "samples/accumulate_blocks.kd"
+  {
+    auto& sem_ = s.loaded[0];
+    L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `loaded` (no DMA in flight)", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, s.flat});
+    std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();
+    sem_.in_flight.pop_front();
+    if (d_->bytes != 131072) {
+      kdt_rt::RunError e_{"dma-wait-mismatch", "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, {{"the DMA was started here", d_->loc}}};
+      throw kdt_rt::RunFailure{e_};
+    }
+    kdt_rt::retire_claims(*d_, &sem_);
+    if (!d_->landed) accumulate_blocks_run_dma(L, *d_);
+  }
+#line 21 "samples/accumulate_blocks.kd"
+  [[maybe_unused]] static const kdt_rt::SourceLoc site1 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 17, 748, 752};
+  kdt_rt::check_access(s.tile_shadow, kdt_rt::Box{2, {0, 0}, {128, 256}}, false, program_, &site1);
+  [[maybe_unused]] static const kdt_rt::SourceLoc site2 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 5, 736, 759};
+  kdt_rt::check_access(s.tile_shadow, kdt_rt::Box{2, {0, 0}, {128, 256}}, true, program_, &site2);
+  for (int64_t f3 = 0; f3 < 32768; ++f3) {
+    s.tile[f3] = kdt_rt::op_mul(s.tile[f3], 0x1p+1f);
+  }
+#line 22 "samples/accumulate_blocks.kd"
+  auto dma4 = std::make_shared<kdt_rt::DmaRecord>();
+  dma4->site = 1;
+  dma4->bytes = 131072;
+  dma4->src_device = device;
+  dma4->dst_device = device;
+  dma4->program = s.flat;
+  dma4->loc = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 22, 5, 764, 803};
+  dma4->src_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
+  dma4->dst_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
+  dma4->add = true;
+  dma4->src_shadow = &s.tile_shadow;
+  dma4->dst_shadow = &L.shadows[static_cast<size_t>(dma4->dst_device) * 2 + 1];
+  dma4->dst_sem = &s.stored[0];
+  dma4->has_src_sem = false;
+  kdt_rt::claim_dma(dma4);
+  if (options.eager_dma) accumulate_blocks_run_dma(L, *dma4);
+  s.stored[0].in_flight.push_back(dma4);
+#line 23 "samples/accumulate_blocks.kd"
+  {
+    auto& sem_ = s.stored[0];
+    L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `stored` (no DMA in flight)", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, s.flat});
+    std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();
+    sem_.in_flight.pop_front();
+    if (d_->bytes != 131072) {
+      kdt_rt::RunError e_{"dma-wait-mismatch", "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, {{"the DMA was started here", d_->loc}}};
+      throw kdt_rt::RunFailure{e_};
+    }
+    kdt_rt::retire_claims(*d_, &sem_);
+    if (!d_->landed) accumulate_blocks_run_dma(L, *d_);
+  }
+  for (int64_t k_ = 0; k_ < 1; ++k_) {
+    if (!s.loaded[k_].in_flight.empty()) {
+      kdt_rt::fail("semaphore-leak", s.loaded[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `loaded`");
+    }
+  }
+  for (int64_t k_ = 0; k_ < 1; ++k_) {
+    if (!s.stored[k_].in_flight.empty()) {
+      kdt_rt::fail("semaphore-leak", s.stored[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `stored`");
+    }
+  }
+}
+
+// Runs kernel `accumulate_blocks` over its grid [8].
+// Returns 0, or 1 when a run-time check failed (described in *error).
+inline int accumulate_blocks(const float* x, float* out, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+  accumulate_blocks_launch L;
+  L.options = options;
+  for (int device = 0; device < 1; ++device) {
+    L.params.push_back(accumulate_blocks_params{x, out});
+    L.shadows.emplace_back();
+    L.shadows.back().init("x", {1024, 256}, false, false);
+    L.shadows.emplace_back();
+    L.shadows.back().init("out", {128, 256}, false, true);
+  }
+  const std::vector<int64_t> order = kdt_rt::program_order(8, options);
+  kdt_rt::RunError failure;
+  bool ok = L.scheduler.run([&](int device) {
+    for (int64_t flat : order) {
+      accumulate_blocks_program(L, device, L.state(device, flat));
+      // One device: nothing can reach a finished program's state.
+      L.states[static_cast<size_t>(flat)].reset();
+    }
+  }, failure);
+  if (!ok) {
+    if (error) *error = failure;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace kdt_kernels

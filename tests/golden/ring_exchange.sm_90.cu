@@ -1,0 +1,123 @@
+namespace kdt_kernels {
+
+// Peer table of `ring_exchange`: entry d is device d's copy (peer access enabled by the caller).
+struct ring_exchange_peers {
+  float* recv[4];
+  unsigned long long* sync[4];  // sync buffers (ring_exchange_sync_bytes each)
+};
+// Kernel `ring_exchange`: grid [4] = 4 blocks of 128 threads, 1088 bytes of dynamic shared memory.
+__global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, float* recv, float* mixed, const ring_exchange_peers kdt_peers, const int32_t kdt_device)
+{
+  extern __shared__ __align__(128) unsigned char kdt_smem[];
+  const int64_t kdt_tid = threadIdx.x;
+  const int64_t kdt_nt = blockDim.x;
+  (void)kdt_tid;
+  (void)kdt_nt;
+  unsigned char* const kdt_red = kdt_smem + 0;
+  (void)kdt_red;
+  const int64_t kdt_flat = blockIdx.x;
+  const int32_t kdt_pid0 = static_cast<int32_t>(kdt_flat / 1 % 4);
+  (void)kdt_pid0;
+  // semaphore `ready`: counters in the sync buffer (other devices raise it)
+  kdt_cu::DmaQueue kdt_q_send_sem[1] = {};
+  unsigned char* const kdt_bar_send_sem = kdt_smem + 1024;
+  // semaphore `recv_sem`: counters in the sync buffer (other devices raise it)
+  // semaphore `acked`: counters in the sync buffer (other devices raise it)
+  if (kdt_tid == 0) {
+    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 1024 + 8 * b_);
+    kdt_cu::mbar_init_fence();
+  }
+  __syncthreads();
+#line 25 "samples/ring_exchange.kd"
+  int32_t i = kdt_pid0;
+  (void)i;
+#line 26 "samples/ring_exchange.kd"
+  int32_t me = kdt_device;
+  (void)me;
+#line 27 "samples/ring_exchange.kd"
+  int32_t n = int32_t(4);
+  (void)n;
+#line 28 "samples/ring_exchange.kd"
+  int32_t right = kdt_cu::int_rem<int32_t>(kdt_cu::op_add<int32_t>(me, int32_t(1)), n);
+  (void)right;
+#line 29 "samples/ring_exchange.kd"
+  int32_t left = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub<int32_t>(kdt_cu::op_add<int32_t>(me, n), int32_t(1)), n);
+  (void)left;
+#line 32 "samples/ring_exchange.kd"
+  kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 0 + 0), int32_t(1));
+#line 33 "samples/ring_exchange.kd"
+  kdt_cu::signal_sys((kdt_peers.sync[(right)] + kdt_flat * 3 + 0 + 0), int32_t(1));
+#line 34 "samples/ring_exchange.kd"
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 0 + 0), int32_t(2));
+#line 38 "samples/ring_exchange.kd"
+  {  // DMA to device `device`: dst = src, 8192 bytes
+    const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
+    const int64_t start1_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
+    const int32_t device2_ = right;
+    float* const peer3_ = kdt_peers.recv[device2_];
+    __syncthreads();
+    for (int64_t e4_ = kdt_tid; e4_ < 2048; e4_ += kdt_nt) {
+      const int64_t i4_0_ = (e4_ / 64);
+      (void)i4_0_;
+      const int64_t i4_1_ = e4_ % 64;
+      (void)i4_1_;
+      peer3_[(start1_ + i4_0_) * 64 + (i4_1_)] = x[(start0_ + i4_0_) * 64 + (i4_1_)];
+    }
+    __syncthreads();
+    kdt_cu::dma_push(kdt_q_send_sem[0], 0);
+    kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 3 + 2 + 0), 8192);
+  }
+#line 40 "samples/ring_exchange.kd"
+  kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 64);
+#line 41 "samples/ring_exchange.kd"
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 2 + 0), 8192);
+#line 45 "samples/ring_exchange.kd"
+  kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 1 + 0), int32_t(1));
+#line 46 "samples/ring_exchange.kd"
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 1 + 0), int32_t(1));
+#line 48 "samples/ring_exchange.kd"
+  const int64_t start5_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
+  const int64_t start6_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
+  const int64_t start7_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
+  __syncthreads();
+  for (int64_t e8_ = kdt_tid; e8_ < 2048; e8_ += kdt_nt) {
+    const int64_t i8_0_ = (e8_ / 64);
+    (void)i8_0_;
+    const int64_t i8_1_ = e8_ % 64;
+    (void)i8_1_;
+    mixed[(start7_ + i8_0_) * 64 + (i8_1_)] = kdt_cu::op_mul<float>(0x1p-1f, kdt_cu::op_add<float>(x[(start5_ + i8_0_) * 64 + (i8_1_)], recv[(start6_ + i8_0_) * 64 + (i8_1_)]));
+  }
+  __syncthreads();
+}
+
+#ifndef __CUDACC_RTC__
+constexpr int ring_exchange_devices = 4;
+constexpr unsigned ring_exchange_threads = 128;
+constexpr unsigned ring_exchange_blocks = 4;
+constexpr size_t ring_exchange_shared_bytes = 1088;
+constexpr size_t ring_exchange_sync_bytes = 96;
+// Launches `ring_exchange` on 4 devices at once. Every argument is indexed by device: device d runs
+// on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is
+// ring_exchange_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be
+// enabled. Returns the first error.
+inline cudaError_t ring_exchange(const float* const (&x)[4], float* const (&recv)[4], float* const (&mixed)[4], void* const (&sync)[4], const int (&device)[4], const cudaStream_t (&stream)[4]) {
+  ring_exchange_peers peers{};
+  for (int d = 0; d < 4; ++d) {
+    peers.recv[d] = recv[d];
+    peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
+  }
+  kdt_cu::DeviceGroup<4> group(device, stream);
+  cudaError_t e = group.prepare(reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_threads, ring_exchange_shared_bytes, ring_exchange_blocks, sync, ring_exchange_sync_bytes);
+  for (int d = 0; d < 4 && e == cudaSuccess; ++d) {
+    const float* x_d = x[d];
+    float* recv_d = recv[d];
+    float* mixed_d = mixed[d];
+    int32_t device_d = d;
+    void* args[] = {&x_d, &recv_d, &mixed_d, &peers, &device_d};
+    e = group.launch(d, reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_blocks, ring_exchange_threads, args, ring_exchange_shared_bytes);
+  }
+  return group.finish(e);
+}
+#endif  // __CUDACC_RTC__
+
+}  // namespace kdt_kernels
