@@ -804,6 +804,10 @@ Type Checker::check_asm(ast::Expr& e) {
     }
   }
   if (a.fallback) {
+    // An asm inside another asm's input is checked twice (check_expr, then
+    // expect_value): the fallback's symbols must be those of the last check.
+    a.input_symbols.clear();
+    a.output_symbols.clear();
     scopes_.emplace_back();
     for (ast::AsmOperand& in : a.inputs) {
       Symbol& s = declare(Symbol::Kind::AsmInput, in.name, Type::value(in.dtype));

@@ -61,6 +61,7 @@ bool Checker::run() {
   scopes_.emplace_back();
   std::vector<std::string> kernel_names;
   std::unordered_map<std::string, SourceRange> kernel_ranges;
+  int64_t kernel_count = 0;
   for (ast::File& file : program_.module.files) {
     for (auto [is_kernel, index] : file.order) {
       if (!is_kernel) {
@@ -77,6 +78,17 @@ bool Checker::run() {
         continue;
       }
       ast::Kernel& k = file.kernels[index];
+      if (++kernel_count > options_.limits.max_kernels) {
+        // Reported once, at the first kernel too many; the rest are not checked.
+        if (kernel_count == options_.limits.max_kernels + 1) {
+          diags_.report(DiagCode::LimitExceeded, k.name.range,
+                        "`" + k.name.text + "` is kernel " + std::to_string(kernel_count) +
+                            " of the program; the limit is --max-kernels=" +
+                            std::to_string(options_.limits.max_kernels))
+              .note("raise the limit with --max-kernels=N, or split the program into several files");
+        }
+        continue;
+      }
       auto previous = kernel_ranges.find(k.name.text);
       if (previous != kernel_ranges.end()) {
         diags_.report(DiagCode::Redefinition, k.name.range, "redefinition of kernel `" + k.name.text + "`")
@@ -86,6 +98,8 @@ bool Checker::run() {
       }
       kernel_ = &k;
       next_id_ = 0;
+      scratch_.clear();
+      scratch_reported_ = false;
       scopes_.emplace_back();
       check_kernel_header(k);
       block_depth_ = 0;
@@ -201,6 +215,7 @@ void Checker::check_stmt(ast::Stmt& s) {
                             shape ? Type::ref(s.tile_type->dtype, *shape, MemSpace::Shared) : Type::error());
       sym.used = true;
       s.declared.push_back(&sym);
+      check_scratch_size(s, sym);
       return;
     }
     case K::Sem: {
@@ -486,7 +501,73 @@ Type Checker::unify(ast::Expr& a, ast::Expr& b, SourceRange where, const char* o
 
 Type Checker::check_expr(ast::Expr& e) {
   e.type = check_expr_kind(e);
+  check_tile_size(e);
   return e.type;
+}
+
+namespace {
+
+// The bytes of a `dtype[shape]` array; nullopt beyond 64 bits.
+std::optional<int64_t> array_bytes(DType dtype, const Shape& shape) {
+  int64_t bytes = dtype_bytes(dtype);
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes)) return std::nullopt;
+  }
+  return bytes;
+}
+
+std::string bytes_string(std::optional<int64_t> bytes) {
+  return bytes ? std::to_string(*bytes) + " bytes" : std::string("more than 2^63 bytes");
+}
+
+}  // namespace
+
+void Checker::check_tile_size(ast::Expr& e) {
+  const int64_t limit = options_.limits.max_tile_bytes;
+  auto too_big = [&](const Type& t) {
+    if (!t.is_value() || t.shape.empty()) return false;
+    std::optional<int64_t> bytes = array_bytes(t.dtype, t.shape);
+    if (bytes && *bytes <= limit) return false;
+    diags_.report(DiagCode::LimitExceeded, e.range,
+                  "a tile `" + type_string(Type::value(t.dtype, t.shape)) + "` of " + bytes_string(bytes) +
+                      "; the limit is --max-tile-bytes=" + std::to_string(limit))
+        .note("work on smaller blocks (a `for` loop over slices), or raise the limit with --max-tile-bytes=N");
+    return true;
+  };
+  if (too_big(e.type)) {
+    e.type = Type::error();
+    return;
+  }
+  if (e.type.kind == Type::Kind::Tuple) {
+    for (const Type& element : e.type.elements) {
+      if (too_big(element)) {
+        e.type = Type::error();
+        return;
+      }
+    }
+  }
+}
+
+void Checker::check_scratch_size(const ast::Stmt& s, const Symbol& buffer) {
+  if (!buffer.type.is_ref() || scratch_reported_) return;
+  const int64_t limit = options_.limits.max_scratch_bytes;
+  std::optional<int64_t> bytes = array_bytes(buffer.type.dtype, buffer.type.shape);
+  std::optional<int64_t> total = bytes;
+  for (const auto& [other, other_bytes] : scratch_) {
+    if (total && __builtin_add_overflow(*total, other_bytes, &*total)) total.reset();
+  }
+  if (total && *total <= limit) {
+    scratch_.emplace_back(&buffer, *bytes);
+    return;
+  }
+  scratch_reported_ = true;
+  std::string what = "scratch `" + buffer.name + "` (" + type_string(buffer.type) + ", " + bytes_string(bytes) + ")";
+  if (!scratch_.empty()) what += " brings the scratch of `" + kernel_->name.text + "` to " + bytes_string(total) + " per program";
+  auto d = diags_.report(DiagCode::LimitExceeded, s.range, what + "; the limit is --max-scratch-bytes=" + std::to_string(limit));
+  for (const auto& [other, other_bytes] : scratch_) {
+    d.note("`" + other->name + "` takes " + std::to_string(other_bytes) + " bytes", other->range);
+  }
+  d.note("GPU shared memory holds 227 KiB per block on sm_90; raise the limit with --max-scratch-bytes=N");
 }
 
 Type Checker::check_expr_kind(ast::Expr& e) {

@@ -45,6 +45,10 @@ class Checker {
   void check_compound(ast::Stmt& s, const Type& target);
   Type check_expr(ast::Expr& e);
   Type check_expr_kind(ast::Expr& e);
+  // --max-tile-bytes for the value of `e`; an oversized tile becomes an error.
+  void check_tile_size(ast::Expr& e);
+  // --max-scratch-bytes for the scratch buffers of the current kernel.
+  void check_scratch_size(const ast::Stmt& s, const Symbol& buffer);
   Type check_binary(ast::Expr& e);
   void check_chain_operands(ast::Expr& e);
   // Checks `e` as a value of exactly `want` (dtype, broadcast to the shape).
@@ -66,6 +70,9 @@ class Checker {
   ast::Kernel* kernel_ = nullptr;
   int block_depth_ = 0;
   int next_id_ = 0;
+  // The current kernel's scratch buffers and their sizes in bytes.
+  std::vector<std::pair<const Symbol*, int64_t>> scratch_;
+  bool scratch_reported_ = false;
 };
 
 }  // namespace kdt::check

@@ -24,7 +24,7 @@ std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Op
   c->diags.set_ignore_warnings(options.no_warnings);
   LoadOptions load;
   load.include_dirs = options.include_dirs;
-  load.parse.max_nesting = options.max_nesting;
+  load.parse.limits = options.limits;
   load.main_text = std::move(text);
   LoadResult loaded = load_program(path, c->sources, c->diags, load);
   c->files_read = loaded.files_read;
@@ -34,6 +34,7 @@ std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Op
   c->program.module = std::move(*loaded.module);
   CheckOptions check;
   check.defines = options.defines;
+  check.limits = options.limits;
   c->ok = check_program(c->program, c->diags, check);
   return c;
 }

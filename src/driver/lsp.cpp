@@ -676,6 +676,15 @@ bool parse_lsp_args(const std::vector<std::string>& args, Options& options, std:
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--stdio") continue;  // what most clients pass
+    // The limits, as for `kdt` and `kdt run`: --max-nesting=N, ...
+    const LimitFlag* limit = nullptr;
+    for (const LimitFlag& flag : limit_flags()) {
+      if (a.rfind(std::string("--") + flag.name + "=", 0) == 0) limit = &flag;
+    }
+    if (limit) {
+      if (!set_limit(*limit, a.substr(std::string(limit->name).size() + 3), options.limits, error)) return false;
+      continue;
+    }
     if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) {
       std::string value = a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : std::string());
       if (value.empty()) {
@@ -699,7 +708,7 @@ bool parse_lsp_args(const std::vector<std::string>& args, Options& options, std:
       }
       continue;
     }
-    error = "unknown argument '" + a + "' for `kdt lsp` (it takes -I DIR, -D NAME=VALUE and --stdio)";
+    error = "unknown argument '" + a + "' for `kdt lsp` (it takes -I DIR, -D NAME=VALUE, the --max-*=N limits and --stdio)";
     return false;
   }
   return true;

@@ -36,9 +36,11 @@ po::options_description describe() {
     ("diagnostics-file", po::value<std::string>()->value_name("PATH"), "write diagnostics there instead of stderr")
     ("color", po::value<std::string>()->value_name("WHEN"), "colour text diagnostics: auto (default), always, never")
     ("Werror", po::bool_switch(), "treat warnings as errors")
-    (",w", po::bool_switch(), "silence warnings")
-    ("max-nesting", po::value<int>()->value_name("N"), "deepest nesting accepted (default 256)");
+    (",w", po::bool_switch(), "silence warnings");
   // clang-format on
+  for (const LimitFlag& flag : limit_flags()) {
+    d.add_options()(flag.name, po::value<std::string>()->value_name("N"), flag.help);
+  }
   return d;
 }
 
@@ -90,14 +92,47 @@ bool pick(const std::string& value, const std::map<std::string, T>& choices, T& 
 
 }  // namespace
 
+const std::vector<LimitFlag>& limit_flags() {
+  // The maxima keep the deepest input kdt accepts within its 512 MiB stack
+  // (docs/reliability.md, "Limits", has the measurements); the others are
+  // sanity bounds.
+  static const std::vector<LimitFlag> flags = {
+      {"max-nesting", &Limits::max_nesting, 5'000,
+       "deepest nesting of brackets, blocks, prefix operators, ?: and else-if chains (default 256)"},
+      {"max-expression-terms", &Limits::max_expression_terms, 50'000,
+       "most binary operators and indexings in one statement (default 10000)"},
+      {"max-include-depth", &Limits::max_include_depth, 10'000, "deepest chain of nested includes (default 200)"},
+      {"max-literal-length", &Limits::max_literal_length, int64_t{1} << 30,
+       "longest number or string literal, in bytes (default 65536)"},
+      {"max-kernels", &Limits::max_kernels, 1'000'000, "most kernels in one program (default 1000)"},
+      {"max-tile-bytes", &Limits::max_tile_bytes, int64_t{1} << 40, "largest tile value, in bytes (default 1048576)"},
+      {"max-scratch-bytes", &Limits::max_scratch_bytes, int64_t{1} << 40,
+       "most scratch per program of a kernel, in bytes (default 232448 = 227 KiB)"},
+  };
+  return flags;
+}
+
+bool set_limit(const LimitFlag& flag, const std::string& value, Limits& limits, std::string& error) {
+  bool digits = !value.empty() && value.size() <= 19;
+  for (char c : value) digits = digits && c >= '0' && c <= '9';
+  int64_t v = digits ? std::stoll(value) : 0;
+  if (!digits || v < 1 || v > flag.max) {
+    error = "invalid value '" + value + "' for --" + flag.name + "; expected a whole number from 1 to " +
+            std::to_string(flag.max);
+    return false;
+  }
+  limits.*flag.field = v;
+  return true;
+}
+
 std::string help_text() {
   std::ostringstream s;
   s << "Usage: kdt [OPTIONS] FILE.kd          transpile or check a KD file (- for standard input)\n"
        "       kdt run FILE.kd [OPTIONS]       emit C++, compile it and run it on .npy files\n"
-       "       kdt lsp [-I DIR] [-D NAME=VALUE] [--stdio]\n"
+       "       kdt lsp [-I DIR] [-D NAME=VALUE] [--max-...=N] [--stdio]\n"
        "                                       a Language Server Protocol server over stdio\n\n"
     << describe()
-    << "\nkdt run options (besides --kernel, -D, -I, --max-nesting, --no-checks, --dma-mode,\n"
+    << "\nkdt run options (besides --kernel, -D, -I, the --max-* limits, --no-checks, --dma-mode,\n"
        "--program-order and the diagnostics options above):\n"
        "  --input NAME=PATH.npy       a parameter's value from a .npy file (may be repeated)\n"
        "  --input NAME=VALUE          a scalar parameter's value\n"
@@ -219,9 +254,10 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   }
   out.warnings_as_errors = vm["Werror"].as<bool>();
   out.no_warnings = vm["-w"].as<bool>();
-  if (vm.count("max-nesting")) {
-    out.max_nesting = vm["max-nesting"].as<int>();
-    if (out.max_nesting < 1 || out.max_nesting > 100000) return fail("--max-nesting must be between 1 and 100000");
+  for (const LimitFlag& flag : limit_flags()) {
+    if (vm.count(flag.name) && !set_limit(flag, vm[flag.name].as<std::string>(), out.limits, result.error)) {
+      return fail(result.error);
+    }
   }
   if (out.write_depfile && out.depfile.empty()) {
     if (out.output == "-") return fail("-MD needs -MF PATH when the output is standard output");

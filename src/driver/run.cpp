@@ -82,21 +82,20 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions& out, st
     ("color", po::value<std::string>(), "")
     ("Werror", po::bool_switch(), "")
     (",w", po::bool_switch(), "")
-    ("max-nesting", po::value<int>(), "")
     ("file", po::value<std::string>(), "");
   // clang-format on
+  for (const LimitFlag& flag : limit_flags()) d.add_options()(flag.name, po::value<std::string>(), "");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
   if (!parse_command_line(args, d, positional, vm, error)) return false;
   // Reuse the transpile parser for the options both share.
   std::vector<std::string> shared;
-  for (const char* key : {"kernel", "dma-mode", "program-order", "diagnostics-format", "diagnostics-file", "color",
-                          "max-nesting"}) {
-    if (vm.count(key)) {
-      shared.push_back(std::string("--") + key + "=" +
-                       (std::string(key) == "max-nesting" ? std::to_string(vm[key].as<int>()) : vm[key].as<std::string>()));
-    }
+  std::vector<const char*> keys = {"kernel", "dma-mode", "program-order", "diagnostics-format", "diagnostics-file",
+                                    "color"};
+  for (const LimitFlag& flag : limit_flags()) keys.push_back(flag.name);
+  for (const char* key : keys) {
+    if (vm.count(key)) shared.push_back(std::string("--") + key + "=" + vm[key].as<std::string>());
   }
   for (const char* key : {"-D", "-I"}) {
     if (vm.count(key)) {

@@ -81,7 +81,9 @@ std::string const_literal(const Expr& e) {
     case DType::I64:
       if (e.int_value == INT64_MIN) return "INT64_MIN";
       return "int64_t{" + std::to_string(e.int_value) + "}";
-    case DType::U64: return std::to_string(static_cast<uint64_t>(e.int_value)) + "ull";
+    // uint64_t, not `ull`: `unsigned long long` is another type where
+    // uint64_t is `unsigned long`, and op_add(T, T) would not deduce.
+    case DType::U64: return "uint64_t{" + std::to_string(static_cast<uint64_t>(e.int_value)) + "u}";
     default: return ctype(t) + "(" + std::to_string(e.int_value) + ")";
   }
 }
@@ -137,7 +139,7 @@ class KernelEmitter {
     for (const ir::Ref& r : k_.refs) {
       if (r.is_param) continue;
       w_.line("alignas(64) " + ctype(r.dtype) + " " + r.name + "[" + std::to_string(count_of(r.shape)) + "];");
-      if (options_.checks) w_.line("kdt_rt::RefShadow " + r.name + "_shadow;");
+      if (options_.checks) w_.line("kdt_rt::RefShadow " + r.name + "_shadow_;");
     }
     for (const ir::Semaphore& s : k_.sems) {
       w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + s.name + "[" +
@@ -169,7 +171,7 @@ class KernelEmitter {
     w_.line("slot->flat = flat;");
     if (options_.checks) {
       for (const ir::Ref& r : k_.refs) {
-        if (!r.is_param) w_.line("slot->" + r.name + "_shadow.init(\"" + r.name + "\", {" + dims_list(r.shape) + "}, true, false);");
+        if (!r.is_param) w_.line("slot->" + r.name + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
       }
     }
     int64_t stride = 1;
@@ -685,7 +687,7 @@ class KernelEmitter {
     const ir::Ref& r = k_.refs[ref];
     if (r.is_param) return "L.shadows[static_cast<size_t>(" + device + ") * " + std::to_string(ref_params()) + " + " +
                            std::to_string(ref) + "]";
-    return state + "." + r.name + "_shadow";
+    return state + "." + r.name + "_shadow_";
   }
 
   std::string box_of(const ir::View& v, const std::vector<std::string>& starts) const {
@@ -804,18 +806,26 @@ class KernelEmitter {
         return "kdt_rt::math::" + e.name + "(" + operand(0) + ")";
       case ExprKind::Fill: return operand(0);
       case ExprKind::Iota: {
+        // The iota may be broadcast into the loop's shape (right-aligned):
+        // its coordinate is the loop's along the same dimension, and 0 along
+        // a dimension of size 1.
         size_t axis = static_cast<size_t>(e.index);
         std::string i;
-        if (ctx.index.empty()) {
-          std::vector<int64_t> st = strides_of(e.type.shape);
-          i = "(" + ctx.flat + " / " + std::to_string(st[axis]) + " % " + std::to_string(e.type.shape[axis]) + ")";
-        } else {
+        if (e.type.shape[axis] == 1) {
+          i = "0";
+        } else if (!ctx.index.empty()) {
           i = ctx.index[ctx.index.size() - e.type.shape.size() + axis];
+        } else {
+          const Shape& loop = ctx.shape.size() >= e.type.shape.size() ? ctx.shape : e.type.shape;
+          size_t d = loop.size() - e.type.shape.size() + axis;
+          std::vector<int64_t> st = strides_of(loop);
+          i = "(" + ctx.flat + " / " + std::to_string(st[d]) + " % " + std::to_string(loop[d]) + ")";
         }
         return "kdt_rt::convert<" + T + ">(" + i + ")";
       }
       case ExprKind::Broadcast: return operand(0);
-      case ExprKind::SemRead: return sem_ref(*e.sem) + ".value";
+      // The counter is 64-bit; sem_read is an i32 (spec section 7).
+      case ExprKind::SemRead: return "static_cast<int32_t>(" + sem_ref(*e.sem) + ".value)";
       case ExprKind::PtxOp: {
         std::string call = "kdt_rt::ptx::" + e.name + "(";
         for (size_t i = 0; i < e.operands.size(); ++i) call += (i ? ", " : "") + operand(i);
@@ -1146,7 +1156,7 @@ class KernelEmitter {
       for (const ir::Ref& r : k_.refs) {
         if (!r.is_param) continue;
         w_.line("L.shadows.emplace_back();");
-        w_.line("L.shadows.back().init(\"" + r.name + "\", {" + dims_list(r.shape) + "}, " +
+        w_.line("L.shadows.back().init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, " +
                 (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") + ");");
       }
     }
@@ -1192,21 +1202,21 @@ class KernelEmitter {
       if (is_ref) {
         const ir::Ref& r = k_.refs[i];
         w_.line("std::vector<" + ctype(r.dtype) + "> " + r.name + ";");
-        w_.line("if (!kdt_rt::harness_input(args, \"" + r.name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
+        w_.line("if (!kdt_rt::harness_input(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
                 shape_of(r) + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
         if (multi) {
           std::string T = ctype(r.dtype);
-          w_.line("std::vector<" + T + "*> " + r.name + "_devices;");
-          w_.line("for (size_t d = 0; d < " + devices + "; ++d) " + r.name + "_devices.push_back(" + r.name + ".data() + d * " +
+          w_.line("std::vector<" + T + "*> " + r.name + "_devices_;");
+          w_.line("for (size_t d = 0; d < " + devices + "; ++d) " + r.name + "_devices_.push_back(" + r.name + ".data() + d * " +
                   std::to_string(count_of(r.shape)) + ");");
-          call += r.name + "_devices.data()";
+          call += r.name + "_devices_.data()";
         } else {
           call += r.name + ".data()";
         }
       } else {
         const ir::ScalarParam& sp = k_.scalars[i];
         w_.line(ctype(sp.dtype) + " " + sp.name + "{};");
-        w_.line("if (!kdt_rt::harness_scalar(args, \"" + sp.name + "\", " + sp.name + ", " + std::to_string(index) +
+        w_.line("if (!kdt_rt::harness_scalar(args, \"" + sp.kd_name + "\", " + sp.name + ", " + std::to_string(index) +
                 ")) return 2;");
         call += sp.name;
       }
@@ -1221,12 +1231,12 @@ class KernelEmitter {
     w_.line("double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();");
     // The time has a line of its own: every other line of the summary is
     // the same on every run.
-    w_.line("std::printf(\"kernel " + k_.name + ": grid " + shape_string(k_.grid) + ", " + devices +
+    w_.line("std::printf(\"kernel " + k_.kd_name + ": grid " + shape_string(k_.grid) + ", " + devices +
             (k_.devices == 1 ? " device" : " devices") + "\\ntime: %.3f ms\\n\", ms);");
     for (auto [is_ref, i] : k_.params) {
       if (!is_ref || !k_.refs[i].is_output) continue;
       const ir::Ref& r = k_.refs[i];
-      w_.line("if (!kdt_rt::harness_output(args, \"" + r.name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
+      w_.line("if (!kdt_rt::harness_output(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
               shape_of(r) + "}, " + r.name + ")) return 2;");
     }
     w_.line("return 0;");

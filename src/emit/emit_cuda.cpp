@@ -348,11 +348,11 @@ class KernelEmitter {
     std::string args;
     for (auto [is_ref, i] : k_.params) {
       std::string name = param_name(is_ref, i);
-      out_.line(param_type(is_ref, i) + " " + name + "_d = " + name + "[d];");
-      args += "&" + name + "_d, ";
+      out_.line(param_type(is_ref, i) + " " + name + "_ = " + name + "[d];");
+      args += "&" + name + "_, ";
     }
-    out_.line("int32_t device_d = d;");
-    out_.line("void* args[] = {" + args + "&peers, &device_d};");
+    out_.line("int32_t device_ = d;");
+    out_.line("void* args[] = {" + args + "&peers, &device_};");
     out_.line("e = group.launch(d, reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_blocks, " + K + "_threads, args, " +
               K + "_shared_bytes);");
     out_.close();

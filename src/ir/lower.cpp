@@ -22,7 +22,8 @@ class Lowerer {
   explicit Lowerer(const ast::Kernel& k) : ast_(k) {}
 
   ir::Kernel run() {
-    k_.name = ast_.name.text;
+    k_.kd_name = ast_.name.text;
+    k_.name = reserved(k_.kd_name) ? "kd_" + k_.kd_name : k_.kd_name;
     k_.range = ast_.range;
     k_.grid = ast_.grid;
     k_.devices = ast_.devices;
@@ -31,11 +32,12 @@ class Lowerer {
       if (p.mode == ast::ParamMode::Scalar) {
         scalars_[p.symbol] = static_cast<int>(k_.scalars.size());
         k_.params.emplace_back(false, static_cast<int>(k_.scalars.size()));
-        k_.scalars.push_back({p.name.text, p.scalar_dtype});
+        k_.scalars.push_back({unique_name(p.name.text), p.name.text, p.scalar_dtype});
         continue;
       }
       ir::Ref r;
-      r.name = p.name.text;
+      r.name = unique_name(p.name.text);
+      r.kd_name = p.name.text;
       r.dtype = p.symbol->type.dtype;
       r.shape = p.symbol->type.shape;
       r.is_param = true;
@@ -45,20 +47,22 @@ class Lowerer {
       refs_[p.symbol] = static_cast<int>(k_.refs.size());
       k_.params.emplace_back(true, static_cast<int>(k_.refs.size()));
       k_.refs.push_back(r);
-      taken_.insert(r.name);
     }
-    for (const ir::ScalarParam& s : k_.scalars) taken_.insert(s.name);
     current_ = &k_.body;
     lower_block(ast_.body);
     return std::move(k_);
   }
 
  private:
-  // Names the C++ emitter uses for itself (and C++ keywords) are taken
-  // from the start, so KD names keep their spelling unless they collide.
+  // Names the emitters use for themselves (and C++ keywords, CUDA's
+  // built-in variables) are taken from the start, so KD names keep their
+  // spelling unless they collide.
   static bool reserved(const std::string& name) {
     static const std::set<std::string> words = {
-        "p", "s", "options", "std", "kdt_rt", "kdt_kernels", "alignas", "alignof",
+        "p", "s", "L", "options", "std", "alignas", "alignof", "args", "argc", "argv", "error", "ms", "start", "main",
+        "stream", "sync", "device", "peers", "group", "e", "d", "threadIdx", "blockIdx", "blockDim", "gridDim",
+        "warpSize", "dim3", "uintptr_t", "memcpy", "assert", "char8_t", "char16_t", "char32_t", "concept",
+        "consteval", "constinit", "co_await", "co_return", "co_yield", "requires",
         "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "class",
         "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default", "delete", "do", "double",
         "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
@@ -69,6 +73,12 @@ class Lowerer {
         "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "int8_t", "int16_t",
         "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "NAN", "INFINITY"};
     if (words.count(name)) return true;
+    // The runtimes and emitted internals: kdt_rt, kdt_cu, kdt_kernels, kdt_tid, ...;
+    // identifiers the C++ implementation reserves.
+    if (name.compare(0, 3, "kdt") == 0 || name.find("__") != std::string::npos ||
+        (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])))) {
+      return true;
+    }
     // Emitter temporaries: t0, f1, i2_0, start3, dma4, asm5_x.
     for (const char* prefix : {"t", "f", "i", "start", "dma", "asm"}) {
       size_t n = std::strlen(prefix);
@@ -121,6 +131,7 @@ class Lowerer {
         const Symbol* sym = s.declared[0];
         ir::Ref r;
         r.name = unique_name(sym->name);
+        r.kd_name = sym->name;
         r.dtype = sym->type.dtype;
         r.shape = sym->type.shape;
         r.space = MemSpace::Shared;
@@ -166,7 +177,9 @@ class Lowerer {
         ir::StoreOp op = static_cast<ir::StoreOp>(static_cast<int>(s.assign_op));
         if (target.kind == ast::Expr::Kind::Name) {
           int local = locals_.at(target.symbol);
-          const Type& t = k_.locals[local].type;
+          // A copy: lowering the value may add locals (an asm's operands)
+          // and reallocate k_.locals.
+          const Type t = k_.locals[local].type;
           ExprPtr value = lower_expr(*s.value, t.dtype);
           if (op != ir::StoreOp::Assign) {
             static const ir::BinaryOp ops[] = {ir::BinaryOp::Add, ir::BinaryOp::Add, ir::BinaryOp::Sub,

@@ -1,6 +1,7 @@
 #include "kdt/syntax/ast_json.h"
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 namespace kdt {
 
@@ -60,13 +61,13 @@ class AstJson {
         j["callee"] = e.spelling;
         ordered_json args = ordered_json::array();
         for (const ast::Arg& a : e.args) args.push_back(arg(a));
-        j["args"] = args;
+        j["args"] = std::move(args);
         break;
       }
       case K::Index: {
         ordered_json indices = ordered_json::array();
         for (const ast::IndexEntry& i : e.indices) indices.push_back(index(i));
-        j["indices"] = indices;
+        j["indices"] = std::move(indices);
         break;
       }
       case K::Asm: j["asm"] = asm_block(*e.asm_block); break;
@@ -107,7 +108,7 @@ class AstJson {
         o["name"] = name(op.name);
         o["dtype"] = std::string(dtype_name(op.dtype));
         if (op.value) o["value"] = expr(*op.value);
-        out.push_back(o);
+        out.push_back(std::move(o));
       }
       return out;
     };
@@ -116,7 +117,7 @@ class AstJson {
     j["clobbers"] = a.clobbers;
     ordered_json strings = ordered_json::array();
     for (const ast::AsmString& s : a.strings) strings.push_back({{"text", s.text}, {"range", range(s.range)}});
-    j["template"] = strings;
+    j["template"] = std::move(strings);
     if (a.fallback) j["fallback"] = block(*a.fallback);
     return j;
   }
@@ -125,7 +126,7 @@ class AstJson {
     ordered_json j = node("Block", b.range);
     ordered_json stmts = ordered_json::array();
     for (const ast::StmtPtr& s : b.stmts) stmts.push_back(stmt(*s));
-    j["stmts"] = stmts;
+    j["stmts"] = std::move(stmts);
     return j;
   }
 
@@ -153,7 +154,7 @@ class AstJson {
       case K::LetTuple: {
         ordered_json names = ordered_json::array();
         for (const ast::Name& n : s.names) names.push_back(name(n));
-        j["names"] = names;
+        j["names"] = std::move(names);
         j["value"] = expr(*s.value);
         break;
       }
@@ -170,9 +171,9 @@ class AstJson {
           ordered_json cj = node(c.cond ? "IfClause" : "ElseClause", c.range);
           if (c.cond) cj["cond"] = expr(*c.cond);
           cj["body"] = block(c.body);
-          clauses.push_back(cj);
+          clauses.push_back(std::move(cj));
         }
-        j["clauses"] = clauses;
+        j["clauses"] = std::move(clauses);
         break;
       }
       case K::Assert:
@@ -207,17 +208,17 @@ class AstJson {
       } else {
         pj["dtype"] = std::string(dtype_name(p.scalar_dtype));
       }
-      params.push_back(pj);
+      params.push_back(std::move(pj));
     }
-    j["params"] = params;
+    j["params"] = std::move(params);
     ordered_json attrs = ordered_json::array();
     for (const ast::KernelAttr& a : k.attrs) {
       ordered_json aj = node("KernelAttr", a.range);
       aj["name"] = name(a.name);
       aj["args"] = exprs(a.args);
-      attrs.push_back(aj);
+      attrs.push_back(std::move(aj));
     }
-    j["attrs"] = attrs;
+    j["attrs"] = std::move(attrs);
     j["body"] = block(k.body);
     return j;
   }
@@ -230,7 +231,7 @@ class AstJson {
       for (const ast::Include& inc : f.includes) {
         includes.push_back({{"kind", "Include"}, {"range", range(inc.range)}, {"path", inc.path}});
       }
-      fj["includes"] = includes;
+      fj["includes"] = std::move(includes);
       ordered_json decls = ordered_json::array();
       for (auto [is_kernel, i] : f.order) {
         if (is_kernel) {
@@ -240,11 +241,11 @@ class AstJson {
           ordered_json cj = node("Const", c.range);
           cj["name"] = name(c.name);
           cj["value"] = expr(*c.value);
-          decls.push_back(cj);
+          decls.push_back(std::move(cj));
         }
       }
-      fj["decls"] = decls;
-      files.push_back(fj);
+      fj["decls"] = std::move(decls);
+      files.push_back(std::move(fj));
     }
     return {{"kind", "Module"}, {"files", files}};
   }

@@ -87,6 +87,18 @@ class Loader {
         continue;
       }
       if (std::find(loaded_.begin(), loaded_.end(), included_key) != loaded_.end()) continue;
+      // load() recurses once per nested include; the main file is level 0.
+      int64_t depth = static_cast<int64_t>(stack_.size());
+      if (depth > options_.parse.limits.max_include_depth) {
+        auto d = diags_.report(DiagCode::LimitExceeded, include.path_range,
+                               "`" + include.path + "` would be included " + std::to_string(depth) +
+                                   " files deep; the limit is --max-include-depth=" +
+                                   std::to_string(options_.parse.limits.max_include_depth));
+        add_chain_notes(d, stack_.size() - 1);
+        d.note("raise the limit with --max-include-depth=N");
+        ok = false;
+        continue;
+      }
       std::string text, error;
       if (!read_file(resolved, text, error)) {
         diags_.report(DiagCode::IncludeNotFound, include.path_range, error);

@@ -100,36 +100,81 @@ void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::Toke
   }
 }
 
-// The parser recurses once per nesting level, so deep input is refused
-// before parsing instead of overflowing the stack. Counted: open brackets,
-// runs of prefix operators and chains of `?` (right-associative).
-bool check_nesting(const std::vector<Token*>& tokens, const syntax::TokenRanges& ranges, DiagnosticEngine& diags,
-                   int max_nesting) {
-  std::vector<int> ternaries_at_depth{0};
-  int depth = 0;
-  int prefix_run = 0;
+std::string limit_note(const char* flag) { return std::string("raise the limit with ") + flag + "=N"; }
+
+// `limit-exceeded` messages end with the flag and its value.
+std::string limit_is(const char* flag, int64_t value) {
+  return std::string("; the limit is ") + flag + "=" + std::to_string(value);
+}
+
+// The parser recurses once per nesting level, and every later stage once per
+// level of the syntax tree, so input that would nest too deeply is refused
+// here, before parsing, instead of overflowing the stack. A token's level
+// counts the open brackets around it, the runs of prefix operators and the
+// chains of `?:` and `else if` (both nest in the grammar), each bracket
+// inheriting the level of the place where it opens; this bounds the depth of
+// the recursion in the parser (--max-nesting). Binary operators and postfix
+// indexings build left-deep trees without parser recursion: the tree of one
+// statement is at most as deep as its nesting plus its number of operators,
+// which --max-expression-terms bounds. Over-long literals are refused here too,
+// before anything converts them.
+bool check_limits(const std::vector<Token*>& tokens, const syntax::TokenRanges& ranges, DiagnosticEngine& diags,
+                  const Limits& limits) {
+  bool ok = true;
+  for (Token* t : tokens) {
+    size_t type = t->getType();
+    if (type != KDLexer::INT && type != KDLexer::FLOAT && type != KDLexer::STRING &&
+        type != KDLexer::UNTERMINATED_STRING) {
+      continue;
+    }
+    SourceRange r = ranges.of(t);
+    if (r.end - r.begin > limits.max_literal_length) {
+      diags.report(DiagCode::LimitExceeded, r,
+                   std::string(type == KDLexer::INT || type == KDLexer::FLOAT ? "number" : "string") + " literal of " +
+                       std::to_string(r.end - r.begin) + " bytes" +
+                       limit_is("--max-literal-length", limits.max_literal_length))
+          .note(limit_note("--max-literal-length"));
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+
+  struct Level {
+    int64_t base = 0;   // the level of the bracket that opened it
+    int64_t chain = 0;  // `?` and `else if` links since the last `;` or `,`
+    int64_t terms_before = 0;  // the enclosing statement's operators, for `{`
+  };
+  std::vector<Level> levels{Level{}};
+  int64_t prefix_run = 0;
+  int64_t terms = 0;  // binary operators and `[` of the current statement
+  bool header = false;  // between `kernel`, `for` or `if` and its `{`
   size_t previous_type = Token::INVALID_TYPE;
   for (Token* t : tokens) {
     if (t->getChannel() != Token::DEFAULT_CHANNEL) continue;
     size_t type = t->getType();
-    int level = 0;
+    int64_t level = 0;
     switch (type) {
-      case KDLexer::LPAREN: case KDLexer::LBRACK: case KDLexer::LBRACE:
-        ++depth;
-        ternaries_at_depth.push_back(0);
-        level = depth;
+      case KDLexer::LPAREN: case KDLexer::LBRACK: case KDLexer::LBRACE: {
+        const Level& outer = levels.back();
+        level = outer.base + outer.chain + prefix_run + 1;
+        // The statements of a body do not lie below its header's operators.
+        if (type == KDLexer::LBRACE && header) terms = outer.terms_before;
+        if (type == KDLexer::LBRACE) header = false;
+        levels.push_back(Level{level, 0, terms});
         break;
+      }
       case KDLexer::RPAREN: case KDLexer::RBRACK: case KDLexer::RBRACE:
-        if (depth > 0) {
-          --depth;
-          ternaries_at_depth.pop_back();
-        }
+        if (levels.size() > 1) levels.pop_back();
         break;
       case KDLexer::SEMI: case KDLexer::COMMA:
-        ternaries_at_depth.back() = 0;
+        levels.back().chain = 0;
         break;
       case KDLexer::QUESTION:
-        level = depth + ++ternaries_at_depth.back();
+        ++levels.back().chain;
+        break;
+      case KDLexer::IF:
+        if (previous_type == KDLexer::ELSE) ++levels.back().chain;
+        else levels.back().chain = 0;
         break;
       default: break;
     }
@@ -138,12 +183,34 @@ bool check_nesting(const std::vector<Token*>& tokens, const syntax::TokenRanges&
                    previous_type == KDLexer::TILDE || previous_type == KDLexer::LPAREN ||
                    previous_type == KDLexer::ASSIGN || prefix_run > 0);
     prefix_run = prefix ? prefix_run + 1 : 0;
-    level = std::max(level, depth + prefix_run + ternaries_at_depth.back());
-    if (level > max_nesting) {
+    level = std::max(level, levels.back().base + levels.back().chain + prefix_run);
+    if (level > limits.max_nesting) {
       diags.report(DiagCode::NestingTooDeep, ranges.of(t),
-                   "nesting deeper than " + std::to_string(max_nesting) + " levels")
-          .note("raise the limit with --max-nesting=N");
+                   "nesting deeper than " + std::to_string(limits.max_nesting) + " levels")
+          .note(limit_note("--max-nesting"));
       return false;
+    }
+    // A statement ends at `;` and a new one starts at `kernel`, `for` and
+    // `if`; statements inside a `{ }` (an asm fallback) count on top of the
+    // statement around them.
+    switch (type) {
+      case KDLexer::SEMI: case KDLexer::KERNEL: case KDLexer::FOR: case KDLexer::IF:
+        terms = levels.back().terms_before;
+        header = type != KDLexer::SEMI;
+        break;
+      case KDLexer::STAR: case KDLexer::SLASH: case KDLexer::PERCENT: case KDLexer::PLUS: case KDLexer::MINUS:
+      case KDLexer::SHL: case KDLexer::SHR: case KDLexer::AMP: case KDLexer::CARET: case KDLexer::PIPE:
+      case KDLexer::LT: case KDLexer::LE: case KDLexer::GT: case KDLexer::GE: case KDLexer::EQ: case KDLexer::NE:
+      case KDLexer::AND: case KDLexer::OR: case KDLexer::LBRACK:
+        if (++terms > limits.max_expression_terms) {
+          diags.report(DiagCode::LimitExceeded, ranges.of(t),
+                       "more than " + std::to_string(limits.max_expression_terms) + " operators in one statement" +
+                           limit_is("--max-expression-terms", limits.max_expression_terms))
+              .note("split the expression with `let` bindings, or " + limit_note("--max-expression-terms"));
+          return false;
+        }
+        break;
+      default: break;
     }
     previous_type = type;
   }
@@ -176,7 +243,7 @@ std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, D
       after_error = false;
     }
   }
-  if (!check_nesting(tokens.getTokens(), ranges, diags, options.max_nesting)) return std::nullopt;
+  if (!check_limits(tokens.getTokens(), ranges, diags, options.limits)) return std::nullopt;
 
   KDParser parser(&tokens);
   parser.removeErrorListeners();

@@ -9,7 +9,7 @@ struct accumulate_blocks_params {
 // Scratch buffers and semaphores of one program (one instance per program).
 struct accumulate_blocks_program_state {
   alignas(64) float tile[32768];
-  kdt_rt::RefShadow tile_shadow;
+  kdt_rt::RefShadow tile_shadow_;
   kdt_rt::DmaSemaphore loaded[1];
   kdt_rt::DmaSemaphore stored[1];
   int64_t program[1];  // program ids
@@ -27,7 +27,7 @@ struct accumulate_blocks_launch {
     if (!slot) {
       slot = std::make_unique<accumulate_blocks_program_state>();
       slot->flat = flat;
-      slot->tile_shadow.init("tile", {128, 256}, true, false);
+      slot->tile_shadow_.init("tile", {128, 256}, true, false);
       slot->program[0] = flat / 1 % 8;
     }
     return *slot;
@@ -90,7 +90,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   dma0->dst_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
   dma0->add = false;
   dma0->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
-  dma0->dst_shadow = &s.tile_shadow;
+  dma0->dst_shadow = &s.tile_shadow_;
   dma0->dst_sem = &s.loaded[0];
   dma0->has_src_sem = false;
   kdt_rt::claim_dma(dma0);
@@ -111,9 +111,9 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   }
 #line 21 "samples/accumulate_blocks.kd"
   [[maybe_unused]] static const kdt_rt::SourceLoc site1 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 17, 748, 752};
-  kdt_rt::check_access(s.tile_shadow, kdt_rt::Box{2, {0, 0}, {128, 256}}, false, program_, &site1);
+  kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, false, program_, &site1);
   [[maybe_unused]] static const kdt_rt::SourceLoc site2 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 5, 736, 759};
-  kdt_rt::check_access(s.tile_shadow, kdt_rt::Box{2, {0, 0}, {128, 256}}, true, program_, &site2);
+  kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, true, program_, &site2);
   for (int64_t f3 = 0; f3 < 32768; ++f3) {
     s.tile[f3] = kdt_rt::op_mul(s.tile[f3], 0x1p+1f);
   }
@@ -128,7 +128,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   dma4->src_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
   dma4->dst_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
   dma4->add = true;
-  dma4->src_shadow = &s.tile_shadow;
+  dma4->src_shadow = &s.tile_shadow_;
   dma4->dst_shadow = &L.shadows[static_cast<size_t>(dma4->dst_device) * 2 + 1];
   dma4->dst_sem = &s.stored[0];
   dma4->has_src_sem = false;

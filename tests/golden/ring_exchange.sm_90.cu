@@ -109,11 +109,11 @@ inline cudaError_t ring_exchange(const float* const (&x)[4], float* const (&recv
   kdt_cu::DeviceGroup<4> group(device, stream);
   cudaError_t e = group.prepare(reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_threads, ring_exchange_shared_bytes, ring_exchange_blocks, sync, ring_exchange_sync_bytes);
   for (int d = 0; d < 4 && e == cudaSuccess; ++d) {
-    const float* x_d = x[d];
-    float* recv_d = recv[d];
-    float* mixed_d = mixed[d];
-    int32_t device_d = d;
-    void* args[] = {&x_d, &recv_d, &mixed_d, &peers, &device_d};
+    const float* x_ = x[d];
+    float* recv_ = recv[d];
+    float* mixed_ = mixed[d];
+    int32_t device_ = d;
+    void* args[] = {&x_, &recv_, &mixed_, &peers, &device_};
     e = group.launch(d, reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_blocks, ring_exchange_threads, args, ring_exchange_shared_bytes);
   }
   return group.finish(e);

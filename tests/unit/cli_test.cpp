@@ -2,10 +2,13 @@
 // and depfiles, through the `kdt` binary as a user or a build system runs it.
 #include <doctest/doctest.h>
 
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 
+#include "kdt/driver/lsp.h"
+#include "kdt/driver/options.h"
 #include "test_support.h"
 
 namespace {
@@ -112,12 +115,83 @@ TEST_SUITE("cli") {
     CHECK(kdt::test::run_kdt("-D N=abc " + good).status == 2);
     CHECK(kdt::test::run_kdt("-D NOPE=1 " + good).status == 2);  // no such const
     CHECK(kdt::test::run_kdt("--max-nesting=0 " + good).status == 2);
+    CHECK(kdt::test::run_kdt("--max-nesting=100000 " + good).status == 2);  // above the maximum
     CHECK(kdt::test::run_kdt("--arch=gfx90a " + good).status == 2);
     CHECK(kdt::test::run_kdt("--threads=0 " + good).status == 2);
     CHECK(kdt::test::run_kdt(good + " " + good).status == 2);  // two inputs
     CHECK(kdt::test::run_kdt("--kernel").status == 2);          // missing value
     // Abbreviations are not guessed.
     CHECK(kdt::test::run_kdt("--emi=ast " + good).status == 2);
+  }
+
+  TEST_CASE("limit flags: valid and invalid values, in kdt, kdt run and kdt lsp") {
+    kdt::test::TempDir tmp;
+    std::string good = tmp.file("good.kd");
+    kdt::test::write_text(good, kGood);
+    std::string two = tmp.file("two.kd");
+    kdt::test::write_text(two, "kernel a(x: inout f32[8] @global) grid(1) { x[...] = x * 2.0; }\n"
+                               "kernel b(x: inout f32[8] @global) grid(1) { x[...] = x * 3.0; }\n");
+    REQUIRE(kdt::limit_flags().size() == 7);
+    for (const kdt::LimitFlag& flag : kdt::limit_flags()) {
+      std::string name = std::string("--") + flag.name;
+      CAPTURE(name);
+      CHECK(kdt::test::run_kdt(name + "=1000 " + good).status == 0);
+      CHECK(kdt::test::run_kdt(name + " 1000 " + good).status == 0);
+      CHECK(kdt::test::run_kdt(name + "=" + std::to_string(flag.max) + " " + good).status == 0);
+      for (const std::string& bad : std::vector<std::string>{"0", "-1", "abc", "12abc", "1.5", "", "99999999999999999999",
+                              std::to_string(flag.max + 1)}) {
+        CAPTURE(bad);
+        RunResult r = kdt::test::run_kdt(name + "=" + shell_quote(bad) + " " + good);
+        CHECK(r.status == 2);
+        CHECK(r.err.find(name) != std::string::npos);
+        CHECK(kdt::test::run_kdt("run " + name + "=" + shell_quote(bad) + " " + good).status == 2);
+        std::istringstream in;
+        std::ostringstream out, err;
+        std::streambuf* saved = std::cerr.rdbuf(err.rdbuf());  // the usage error
+        CHECK(kdt::lsp_serve(in, out, {name + "=" + bad}) == 2);
+        std::cerr.rdbuf(saved);
+        CHECK(err.str().find(name) != std::string::npos);
+      }
+      // The error goes to JSON tools as one document.
+      RunResult json = kdt::test::run_kdt(name + "=0 --diagnostics-format=json " + good);
+      CHECK(json.status == 2);
+      CHECK(is_json(json.err));
+    }
+    // Each front end applies them: kdt and kdt run (which stops before
+    // compiling anything).
+    RunResult r = kdt::test::run_kdt("--max-kernels=1 " + two);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("the limit is --max-kernels=1 [limit-exceeded]") != std::string::npos);
+    RunResult run = kdt::test::run_kdt("run --max-kernels=1 --output-dir " + shell_quote(tmp.path.string()) + " " + two);
+    CHECK(run.status == 1);
+    CHECK(run.err.find("[limit-exceeded]") != std::string::npos);
+    CHECK(kdt::test::run_kdt("run --max-nesting=1 " + good).err.find("[nesting-too-deep]") != std::string::npos);
+
+    // kdt lsp: flags and defaults.
+    auto lsp_diagnostics = [](const std::vector<std::string>& args, const std::string& text) {
+      auto frame = [](const nlohmann::json& j) {
+        std::string body = j.dump();
+        return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+      };
+      std::string uri = "file:///tmp/kdt-limits-test.kd";
+      std::istringstream in(
+          frame({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", {{"capabilities", nlohmann::json::object()}}}}) +
+          frame({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", nlohmann::json::object()}}) +
+          frame({{"jsonrpc", "2.0"},
+                 {"method", "textDocument/didOpen"},
+                 {"params", {{"textDocument", {{"uri", uri}, {"languageId", "kd"}, {"version", 1}, {"text", text}}}}}}) +
+          frame({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}}) + frame({{"jsonrpc", "2.0"}, {"method", "exit"}}));
+      std::ostringstream out;
+      CHECK(kdt::lsp_serve(in, out, args) == 0);
+      return out.str();
+    };
+    std::string two_kernels = kdt::test::read_text(two);
+    CHECK(lsp_diagnostics({}, two_kernels).find("limit-exceeded") == std::string::npos);
+    CHECK(lsp_diagnostics({"--max-kernels=1"}, two_kernels).find("limit-exceeded") != std::string::npos);
+    CHECK(lsp_diagnostics({"--stdio", "--max-nesting=1"}, kGood).find("nesting-too-deep") != std::string::npos);
+    // Defaults apply without flags.
+    std::string long_literal = "const A = " + std::string(70000, '1') + ";\n";
+    CHECK(lsp_diagnostics({}, long_literal).find("--max-literal-length=65536") != std::string::npos);
   }
 
   TEST_CASE("--kernel NAME must name a kernel") {

@@ -942,6 +942,37 @@ TEST_CASE("npy_read survives garbage") {
   CHECK(accepted > 0);  // flips inside padding / data keep the file valid
 }
 
+TEST_CASE("npy_parse on memory agrees with npy_read on the same bytes") {
+  TempDir dir;
+  const auto good = numpy_arange3_bytes();
+  std::vector<std::vector<unsigned char>> inputs = {good, {}, to_bytes("\x93NUMPY")};
+  for (size_t n = 0; n < good.size(); n += 7) {
+    inputs.emplace_back(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  auto longer = good;
+  longer.push_back(0);
+  inputs.push_back(longer);
+  inputs.push_back(
+      make_npy(2, "{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }", std::string("\x01\x00\x02\x00", 4)));
+  inputs.push_back(make_npy(1, "{'descr': '<i4', 'fortran_order': True, 'shape': (0,), }", ""));
+  for (const auto& bytes : inputs) {
+    CAPTURE(bytes.size());
+    const std::string path = dir.file("same.npy");
+    write_bytes(path, bytes);
+    NpyArray from_file, from_memory;
+    std::string file_error, memory_error;
+    const bool file_ok = npy_read(path, from_file, file_error);
+    CHECK(npy_parse(bytes.data(), bytes.size(), from_memory, memory_error) == file_ok);
+    if (file_ok) {
+      CHECK(from_memory.descr == from_file.descr);
+      CHECK(from_memory.shape == from_file.shape);
+      CHECK(from_memory.data == from_file.data);
+    } else {
+      CHECK(file_error == path + ": " + memory_error);
+    }
+  }
+}
+
 TEST_CASE("npy_write refuses inconsistent input") {
   TempDir dir;
   std::string error;

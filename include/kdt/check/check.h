@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kdt/diag/engine.h"
+#include "kdt/limits.h"
 #include "kdt/syntax/ast.h"
 
 namespace kdt {
@@ -29,6 +30,8 @@ struct Symbol {
 struct CheckOptions {
   // `-D NAME=VALUE`: overrides of `const` declarations.
   std::map<std::string, int64_t> defines;
+  // The checker reads max_kernels, max_tile_bytes and max_scratch_bytes.
+  Limits limits;
 };
 
 struct CheckedProgram {

@@ -10,6 +10,7 @@
 #include <boost/program_options.hpp>
 
 #include "kdt/diag/render.h"
+#include "kdt/limits.h"
 
 namespace kdt {
 
@@ -38,7 +39,7 @@ struct Options {
   std::string color = "auto";
   bool warnings_as_errors = false;
   bool no_warnings = false;
-  int max_nesting = 256;
+  Limits limits;  // --max-nesting, --max-include-depth, ...
   bool help = false;
   bool version = false;
 };
@@ -56,5 +57,17 @@ bool parse_command_line(const std::vector<std::string>& args, const boost::progr
                         const boost::program_options::positional_options_description& positional,
                         boost::program_options::variables_map& vm, std::string& error);
 std::string help_text();
+
+// The flags that set kdt's limits, shared by `kdt`, `kdt run` and `kdt lsp`.
+struct LimitFlag {
+  const char* name;  // without the leading `--`
+  int64_t Limits::*field;
+  int64_t max;       // the largest value accepted (the smallest is 1)
+  const char* help;
+};
+const std::vector<LimitFlag>& limit_flags();
+// Sets the limit `flag` from `value`; false (with `error`) unless it is a
+// whole number between 1 and the flag's maximum.
+bool set_limit(const LimitFlag& flag, const std::string& value, Limits& limits, std::string& error);
 
 }  // namespace kdt

@@ -22,8 +22,13 @@ using StmtPtr = std::unique_ptr<Stmt>;
 using Block = std::vector<StmtPtr>;
 
 // A ref declared by the kernel: a parameter or a scratch buffer.
+// Names in the IR are safe C++/CUDA identifiers (lower.cpp renames a KD
+// name that is a keyword or could collide with an emitter's own names);
+// `kd_name` keeps the KD spelling where the outside world sees it: the
+// .npy file of a parameter, `--input NAME=`, the kernel in a run summary.
 struct Ref {
   std::string name;
+  std::string kd_name;
   DType dtype = DType::F32;
   Shape shape;
   MemSpace space = MemSpace::Global;
@@ -42,6 +47,7 @@ struct Semaphore {
 
 struct ScalarParam {
   std::string name;
+  std::string kd_name;
   DType dtype = DType::F32;
 };
 
@@ -206,6 +212,7 @@ struct DmaSite {
 
 struct Kernel {
   std::string name;
+  std::string kd_name;
   SourceRange range;
   std::vector<int64_t> grid;
   int64_t devices = 1;

@@ -769,114 +769,127 @@ inline std::string npy_shape_repr(const std::vector<uint64_t>& shape) {
   return s;
 }
 
-inline bool npy_read_impl(const std::string& path, NpyArray& out, std::string& error) {
-  FileCloser file{std::fopen(path.c_str(), "rb")};
-  if (file.f == nullptr) {
-    error = path + ": cannot open for reading: " + std::strerror(errno);
-    return false;
-  }
-  unsigned char prefix[12];
-  const size_t got = std::fread(prefix, 1, 10, file.f);
+// Parses a whole .npy file held in memory. Messages do not name a file;
+// npy_read_impl puts the path in front of them.
+inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& out, std::string& error) {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (got == 0) {
-    error = path + ": empty file, not a NumPy .npy file";
+  if (size == 0) {
+    error = "empty file, not a NumPy .npy file";
     return false;
   }
-  if (got < 6 || std::memcmp(prefix, magic, 6) != 0) {
-    error = path + ": not a NumPy .npy file (bad magic string)";
+  if (size < 6 || std::memcmp(bytes, magic, 6) != 0) {
+    error = "not a NumPy .npy file (bad magic string)";
     return false;
   }
-  if (got < 10) {
-    error = path + ": truncated .npy file (incomplete header)";
+  if (size < 10) {
+    error = "truncated .npy file (incomplete header)";
     return false;
   }
-  const unsigned major = prefix[6];
-  const unsigned minor = prefix[7];
+  const unsigned major = bytes[6];
+  const unsigned minor = bytes[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0) {
-    error = path + ": unsupported .npy format version " + std::to_string(major) + "." +
-            std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)";
+    error = "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+            " (supported: 1.0, 2.0, 3.0)";
     return false;
   }
   uint64_t header_len;
+  size_t prefix_len = 10;
   if (major == 1) {
-    header_len = static_cast<uint64_t>(prefix[8]) | (static_cast<uint64_t>(prefix[9]) << 8);
+    header_len = static_cast<uint64_t>(bytes[8]) | (static_cast<uint64_t>(bytes[9]) << 8);
   } else {
-    if (std::fread(prefix + 10, 1, 2, file.f) != 2) {
-      error = path + ": truncated .npy file (incomplete header)";
+    if (size < 12) {
+      error = "truncated .npy file (incomplete header)";
       return false;
     }
-    header_len = static_cast<uint64_t>(prefix[8]) | (static_cast<uint64_t>(prefix[9]) << 8) |
-                 (static_cast<uint64_t>(prefix[10]) << 16) | (static_cast<uint64_t>(prefix[11]) << 24);
+    header_len = static_cast<uint64_t>(bytes[8]) | (static_cast<uint64_t>(bytes[9]) << 8) |
+                 (static_cast<uint64_t>(bytes[10]) << 16) | (static_cast<uint64_t>(bytes[11]) << 24);
+    prefix_len = 12;
   }
   if (header_len > (uint64_t{1} << 24)) {
-    error = path + ": .npy header is implausibly large (" + std::to_string(header_len) + " bytes)";
+    error = ".npy header is implausibly large (" + std::to_string(header_len) + " bytes)";
     return false;
   }
-  std::string header(static_cast<size_t>(header_len), '\0');
-  if (header_len > 0 && std::fread(&header[0], 1, header.size(), file.f) != header.size()) {
-    error = path + ": truncated .npy file (incomplete header)";
+  if (header_len > size - prefix_len) {
+    error = "truncated .npy file (incomplete header)";
     return false;
   }
+  const char* header = reinterpret_cast<const char*>(bytes + prefix_len);
+  const size_t data_start = prefix_len + static_cast<size_t>(header_len);
   std::string descr;
   bool fortran = false;
   std::vector<uint64_t> shape;
   std::string message;
-  NpyHeaderParser parser(header.data(), header.data() + header.size());
+  NpyHeaderParser parser(header, header + header_len);
   if (!parser.parse(descr, fortran, shape, message)) {
-    error = path + ": invalid .npy header: " + message;
+    error = "invalid .npy header: " + message;
     return false;
   }
   if (fortran) {
-    error = path + ": arrays in Fortran order (fortran_order: True) are not supported; save a "
-                   "C-ordered array, e.g. np.save(path, np.ascontiguousarray(arr))";
+    error = "arrays in Fortran order (fortran_order: True) are not supported; save a "
+            "C-ordered array, e.g. np.save(path, np.ascontiguousarray(arr))";
     return false;
   }
   size_t itemsize = 0;
   if (!npy_parse_descr(descr, itemsize, message)) {
-    error = path + ": " + message;
+    error = message;
     return false;
   }
   uint64_t count = 1;
   uint64_t expected = 0;
   for (uint64_t d : shape) {
     if (mul_overflows(count, d, count)) {
-      error = path + ": array shape " + npy_shape_repr(shape) + " is too large";
+      error = "array shape " + npy_shape_repr(shape) + " is too large";
       return false;
     }
   }
   if (mul_overflows(count, itemsize, expected) || expected > std::numeric_limits<size_t>::max() / 2) {
-    error = path + ": array shape " + npy_shape_repr(shape) + " is too large";
+    error = "array shape " + npy_shape_repr(shape) + " is too large";
     return false;
   }
-  // Read in chunks so that a header claiming a huge shape cannot make us
-  // allocate more than the file holds.
-  std::vector<unsigned char> data;
+  // The data is checked against the shape before anything is allocated, so
+  // that a header claiming a huge shape cannot make us allocate more than
+  // the input holds.
+  const size_t data_size = size - data_start;
+  if (data_size > expected) {
+    error = ".npy data is larger than shape " + npy_shape_repr(shape) + " x " + std::to_string(itemsize) +
+            " bytes = " + std::to_string(expected) + " bytes";
+    return false;
+  }
+  if (data_size != expected) {
+    error = "truncated .npy file: data has " + std::to_string(data_size) + " bytes, shape " +
+            npy_shape_repr(shape) + " x " + std::to_string(itemsize) + " bytes needs " + std::to_string(expected);
+    return false;
+  }
+  out.descr = std::move(descr);
+  out.shape = std::move(shape);
+  out.data.assign(bytes + data_start, bytes + size);
+  return true;
+}
+
+inline bool npy_read_impl(const std::string& path, NpyArray& out, std::string& error) {
+  FileCloser file{std::fopen(path.c_str(), "rb")};
+  if (file.f == nullptr) {
+    error = path + ": cannot open for reading: " + std::strerror(errno);
+    return false;
+  }
+  // The whole file, read in chunks (it may be a pipe): memory is bounded by
+  // what the file holds, whatever its header claims.
+  std::vector<unsigned char> bytes;
   unsigned char buffer[1 << 16];
   for (;;) {
     const size_t n = std::fread(buffer, 1, sizeof buffer, file.f);
-    if (n > 0) {
-      if (data.size() + n > expected) {
-        error = path + ": .npy data is larger than shape " + npy_shape_repr(shape) + " x " +
-                std::to_string(itemsize) + " bytes = " + std::to_string(expected) + " bytes";
-        return false;
-      }
-      data.insert(data.end(), buffer, buffer + n);
-    }
+    bytes.insert(bytes.end(), buffer, buffer + n);
     if (n < sizeof buffer) break;
   }
   if (std::ferror(file.f)) {
     error = path + ": read error";
     return false;
   }
-  if (data.size() != expected) {
-    error = path + ": truncated .npy file: data has " + std::to_string(data.size()) +
-            " bytes, shape " + npy_shape_repr(shape) + " x " + std::to_string(itemsize) +
-            " bytes needs " + std::to_string(expected);
+  std::string message;
+  if (!npy_parse_impl(bytes.data(), bytes.size(), out, message)) {
+    error = path + ": " + message;
     return false;
   }
-  out.descr = std::move(descr);
-  out.shape = std::move(shape);
-  out.data = std::move(data);
   return true;
 }
 
@@ -965,6 +978,21 @@ inline bool npy_read(const std::string& path, NpyArray& out, std::string& error)
     return detail::npy_read_impl(path, out, error);
   } catch (const std::exception& e) {
     try { error = path + ": " + e.what(); } catch (...) {}
+    return false;
+  } catch (...) {
+    return false;
+  }
+}
+
+// Parses the bytes of a whole .npy file held in memory (what npy_read reads
+// from a file), with the same checks and messages, less the path in front.
+// On failure returns false, leaves `out` unchanged and sets `error`. Never
+// throws.
+inline bool npy_parse(const void* data, size_t size, NpyArray& out, std::string& error) {
+  try {
+    return detail::npy_parse_impl(static_cast<const unsigned char*>(data), size, out, error);
+  } catch (const std::exception& e) {
+    try { error = e.what(); } catch (...) {}
     return false;
   } catch (...) {
     return false;

@@ -6,14 +6,16 @@
 #include <vector>
 
 #include "kdt/diag/engine.h"
+#include "kdt/limits.h"
 #include "kdt/syntax/ast.h"
 
 namespace kdt {
 
 struct ParseOptions {
-  // Deepest nesting of brackets, blocks and unary/ternary chains accepted;
-  // deeper input gets `nesting-too-deep` instead of exhausting the stack.
-  int max_nesting = 256;
+  // Parsing reads max_nesting, max_expression_terms and max_literal_length:
+  // input beyond them is refused before the parser runs; loading reads
+  // max_include_depth.
+  Limits limits;
 };
 
 // Parses one file already in `sources`. Syntax errors are reported to

@@ -1,0 +1,36 @@
+// The implementation limits of kdt (issue 8): how much input it accepts
+// before it refuses with a diagnostic instead of exhausting the stack, the
+// memory or the time of the machine it runs on, or of the machine that runs
+// the emitted code. Each has a command-line flag (options.cpp lists them with
+// their accepted ranges); docs/reliability.md explains the defaults.
+#pragma once
+
+#include <cstdint>
+
+namespace kdt {
+
+struct Limits {
+  // Brackets, blocks, runs of prefix operators, `?:` chains and `else if`
+  // chains (`nesting-too-deep`). Each level is one recursion of the parser
+  // and of every later stage.
+  int64_t max_nesting = 256;
+  // Binary operators and postfix indexings in one statement: each makes the
+  // syntax tree one level deeper (`a + b + c` is `(a + b) + c`) and every
+  // stage after the parser recurses once per level (`limit-exceeded`).
+  int64_t max_expression_terms = 10'000;
+  // Files open at once through nested `include`s; the main file is level 0
+  // (GCC and Clang stop at 200 nested #includes too).
+  int64_t max_include_depth = 200;
+  // Characters of one number or string literal token.
+  int64_t max_literal_length = 65'536;
+  // Kernels in one program, its included files counted.
+  int64_t max_kernels = 1'000;
+  // Bytes of one tile value (a `let`/`var` value, a load, a temporary): the
+  // C++ path keeps each one in an array on the stack of a device thread.
+  int64_t max_tile_bytes = int64_t{1} << 20;
+  // Bytes of all `scratch` buffers of one kernel, per program: sm_90's
+  // largest shared memory per block (227 KiB, with the opt-in attribute).
+  int64_t max_scratch_bytes = 227 * 1024;
+};
+
+}  // namespace kdt

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Replays tests/e2e/regressions/*.kd through `kdt run` and checks outputs.
+
+Each file states what it must produce, in comment lines:
+    // RUN-INPUT: NAME DTYPE = PYTHON-LITERAL     (zero or more)
+    // RUN-EXPECT: NAME = PYTHON-LITERAL           (one or more)
+The expected values are written by hand in the file, not computed by kdt.
+
+usage: run_regressions.py KDT REGRESSIONS_DIR
+"""
+import ast
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+def directives(path, key):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("// " + key + ":"):
+                out.append(line.split(":", 1)[1].strip())
+    return out
+
+
+def main():
+    kdt, folder = sys.argv[1], sys.argv[2]
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".kd"))
+    failures = 0
+    for name in files:
+        path = os.path.join(folder, name)
+        expects = directives(path, "RUN-EXPECT")
+        if not expects:
+            print("FAIL %s: no RUN-EXPECT line" % name)
+            failures += 1
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [kdt, "run", path, "--output-dir", os.path.join(tmp, "out")]
+            for spec in directives(path, "RUN-INPUT"):
+                lhs, value = spec.split("=", 1)
+                pname, dtype = lhs.split()
+                data = np.array(ast.literal_eval(value.strip()), dtype=np.dtype(dtype))
+                npy = os.path.join(tmp, pname + ".npy")
+                np.save(npy, data)
+                cmd += ["--input", "%s=%s" % (pname, npy)]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                print("FAIL %s: kdt run exited %d\n%s" % (name, r.returncode, r.stderr))
+                failures += 1
+                continue
+            for spec in expects:
+                oname, value = (s.strip() for s in spec.split("=", 1))
+                got = np.load(os.path.join(tmp, "out", oname + ".npy"))
+                want = np.array(ast.literal_eval(value))
+                if got.shape != want.shape or not np.array_equal(got, want.astype(got.dtype)):
+                    print("FAIL %s: %s = %s, expected %s" % (name, oname, got.tolist(), want.tolist()))
+                    failures += 1
+                else:
+                    print("ok   %s: %s" % (name, oname))
+    print("%d regression files, %d failures" % (len(files), failures))
+    return 1 if failures or not files else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
