@@ -145,11 +145,19 @@ const Symbol* Checker::lookup_sem(ast::Expr& e, SemKind want, const char* call) 
   return s;
 }
 
+// What is being indexed: a tile value (static indices only), a view of a
+// ref, or the view of a masked load/store, whose slices may reach past the
+// ref (spec section 6: masked-off elements may lie outside it; masked-on
+// ones are checked element by element at run time).
+enum class Indexing { Tile, View, MaskedView };
+
 // Shared by views of refs and static indexing of tile values: applies the
 // index entries to `shape`, filling each entry's static start and size.
 static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntry>& indices, const Shape& shape,
-                                          const std::string& what, SourceRange range, bool dynamic_allowed) {
+                                          const std::string& what, SourceRange range, Indexing indexing) {
   DiagnosticEngine& diags = c.diags_;
+  const bool dynamic_allowed = indexing != Indexing::Tile;
+  const bool past_end_allowed = indexing == Indexing::MaskedView;
   size_t ellipsis_count = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
     if (indices[i].kind != ast::IndexEntry::Kind::Ellipsis) continue;
@@ -210,7 +218,7 @@ static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntr
           ok = false;
           break;
         }
-        if (*a < 0 || *b > dim || *a >= *b) {
+        if (*a >= *b || (!past_end_allowed && (*a < 0 || *b > dim))) {
           out_of_bounds(entry->range, "slice " + std::to_string(*a) + ":" + std::to_string(*b) +
                                           (*a >= *b ? " is empty" : " is out of bounds"));
           break;
@@ -244,11 +252,11 @@ static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntr
           ok = false;
           break;
         }
-        if (*n > dim) {
+        if (*n > dim && !past_end_allowed) {
           out_of_bounds(size->range, "slice size " + std::to_string(*n) + " is too large");
           break;
         }
-        if (auto s = c.eval_const(*start, true); s && (*s < 0 || *s + *n > dim)) {
+        if (auto s = c.eval_const(*start, true); s && !past_end_allowed && (*s < 0 || *s + *n > dim)) {
           out_of_bounds(entry->range, "slice " + std::to_string(*s) + ":" + std::to_string(*s + *n) + " is out of bounds");
           break;
         }
@@ -264,7 +272,7 @@ static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntr
   return out;
 }
 
-View Checker::check_view(ast::Expr& e, bool for_write) {
+View Checker::check_view(ast::Expr& e, bool for_write, bool masked) {
   View view;
   ast::Expr* base = e.kind == ast::Expr::Kind::Index ? e.operands[0].get() : &e;
   if (base->kind != ast::Expr::Kind::Name) {
@@ -292,7 +300,8 @@ View Checker::check_view(ast::Expr& e, bool for_write) {
   }
   Shape shape = s->type.shape;
   if (e.kind == ast::Expr::Kind::Index) {
-    auto out = apply_indices(*this, e.indices, s->type.shape, "`" + s->name + "`", e.range, true);
+    auto out = apply_indices(*this, e.indices, s->type.shape, "`" + s->name + "`", e.range,
+                             masked ? Indexing::MaskedView : Indexing::View);
     if (!out) return view;
     shape = *out;
   }
@@ -322,7 +331,7 @@ Type Checker::check_index_value(ast::Expr& e) {
     diags_.report(DiagCode::TypeMismatch, e.range, "only refs and tiles can be indexed");
     return Type::error();
   }
-  auto shape = apply_indices(*this, e.indices, t.shape, "the tile", e.range, false);
+  auto shape = apply_indices(*this, e.indices, t.shape, "the tile", e.range, Indexing::Tile);
   if (!shape) return Type::error();
   return Type::value(t.dtype, *shape, t.weak);
 }
@@ -580,7 +589,7 @@ Type Checker::check_call(ast::Expr& e) {
     if (!a.ok) return Type::error();
     ast::Expr* view_expr = value_arg(a.positional[0], diags_);
     if (!view_expr) return Type::error();
-    View v = check_view(*view_expr, is_store);
+    View v = check_view(*view_expr, is_store, a.keyword("mask") != nullptr);
     if (!v.ok) return Type::error();
     DType dtype = v.ref->type.dtype;
     if (ast::Arg* m = a.keyword("mask")) expect_value(*m->value, Type::value(DType::Bool, v.shape), "the mask");

@@ -33,7 +33,8 @@ class Checker {
 
   // builtins.cpp
   Type check_call(ast::Expr& e);
-  View check_view(ast::Expr& e, bool for_write);
+  // `masked`: the view of a masked load or store, which may reach past the ref.
+  View check_view(ast::Expr& e, bool for_write, bool masked = false);
   Type check_asm(ast::Expr& e);
   Type check_index_value(ast::Expr& e);
 

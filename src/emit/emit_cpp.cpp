@@ -840,7 +840,10 @@ class KernelEmitter {
     const Shape& rs = k_.refs[v.ref].shape;
     std::string out;
     for (size_t d = 0; d < rs.size(); ++d) {
-      if (!v.dims[d].start) continue;
+      // A static range inside the ref needs no test; a masked view's static
+      // slice may reach past it (the checker allows that).
+      const ir::ViewDim& dim = v.dims[d];
+      if (!dim.start && dim.static_start >= 0 && dim.static_start + dim.size <= rs[d]) continue;
       std::string c = "(" + coords[d] + ")";
       out += (out.empty() ? "" : " && ") + c + " >= 0 && " + c + " < " + std::to_string(rs[d]);
     }

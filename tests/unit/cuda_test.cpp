@@ -12,8 +12,6 @@
 // nvcc is absent.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <vector>
 
@@ -25,6 +23,8 @@ extern const char* const kCudaPrelude;
 
 namespace {
 
+using kdt::test::find_tool;
+using kdt::test::nvcc_or_skip;
 using kdt::test::read_text;
 using kdt::test::run_kdt;
 using kdt::test::shell_quote;
@@ -41,33 +41,6 @@ std::vector<std::string> all_samples() {
 }
 
 std::string sample(const std::string& name) { return kdt::test::source_dir() + "/samples/" + name + ".kd"; }
-
-std::string find_tool(const std::string& tool) {
-  // KDT_NO_CUDA=1 hides the toolchain, as it does for kdt itself.
-  if (const char* off = std::getenv("KDT_NO_CUDA"); off && *off && std::string(off) != "0") return "";
-  std::vector<std::string> roots;
-  if (const char* h = std::getenv("CUDA_HOME"); h && *h) roots.push_back(h);
-  roots.push_back("/usr/local/cuda");
-  for (const std::string& r : roots) {
-    std::string p = r + "/bin/" + tool;
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-      if (!dir.empty() && ::access((dir + "/" + tool).c_str(), X_OK) == 0) return dir + "/" + tool;
-    }
-  }
-  return "";
-}
-
-// nvcc, or "" after printing the skip marker.
-std::string nvcc_or_skip() {
-  std::string nvcc = find_tool("nvcc");
-  if (nvcc.empty()) MESSAGE("CUDA-SKIPPED: nvcc not found ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH); the nvcc checks did not run");
-  return nvcc;
-}
 
 int sh(const std::string& cmd) {
   int raw = std::system(cmd.c_str());

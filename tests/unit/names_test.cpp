@@ -98,13 +98,8 @@ TEST_SUITE("robustness") {
 
 TEST_SUITE("cuda_nvcc_sm90") {
   TEST_CASE("KD names that are C++ keywords, CUDA built-ins or emitter names give CUDA that compiles") {
-    std::string nvcc = "nvcc";
-    if (const char* h = std::getenv("CUDA_HOME"); h && *h) nvcc = std::string(h) + "/bin/nvcc";
-    else if (sh("test -x /usr/local/cuda/bin/nvcc") == 0) nvcc = "/usr/local/cuda/bin/nvcc";
-    if (sh("command -v " + nvcc + " >/dev/null 2>&1") != 0) {
-      MESSAGE("CUDA-SKIPPED: nvcc not found; the names check did not run");
-      return;
-    }
+    std::string nvcc = kdt::test::nvcc_or_skip();
+    if (nvcc.empty()) return;
     TempDir tmp;
     kdt::test::write_text(tmp.file("names.kd"), program());
     REQUIRE(run_kdt("--emit=cuda " + shell_quote(tmp.file("names.kd")) + " -o " + shell_quote(tmp.file("names.cu"))).status == 0);

@@ -3,15 +3,18 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "kdt/driver/compile.h"
 
@@ -88,6 +91,35 @@ inline RunResult run_kdt(const std::string& args, const std::string& stdin_path 
   r.out = read_text(tmp.file("out"));
   r.err = read_text(tmp.file("err"));
   return r;
+}
+
+// A CUDA tool (nvcc, ptxas): $CUDA_HOME/bin, /usr/local/cuda/bin, then PATH;
+// "" when absent.
+inline std::string find_tool(const std::string& tool) {
+  // KDT_NO_CUDA=1 hides the toolchain, as it does for kdt itself.
+  if (const char* off = std::getenv("KDT_NO_CUDA"); off && *off && std::string(off) != "0") return "";
+  std::vector<std::string> roots;
+  if (const char* h = std::getenv("CUDA_HOME"); h && *h) roots.push_back(h);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string& r : roots) {
+    std::string p = r + "/bin/" + tool;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+      if (!dir.empty() && ::access((dir + "/" + tool).c_str(), X_OK) == 0) return dir + "/" + tool;
+    }
+  }
+  return "";
+}
+
+// nvcc, or "" after printing the skip marker.
+inline std::string nvcc_or_skip() {
+  std::string nvcc = find_tool("nvcc");
+  if (nvcc.empty()) MESSAGE("CUDA-SKIPPED: nvcc not found ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH); the nvcc checks did not run");
+  return nvcc;
 }
 
 }  // namespace kdt::test
