@@ -9,6 +9,12 @@
 
 namespace kdt {
 
+// Dimensions of a ref (a parameter or a scratch buffer): the C++ path's
+// run-time checks describe element sets of refs with a fixed-size box
+// (kdt_rt::kMaxRank in include/kdt/runtime/kdt_exec.h). A property of the
+// runtime, not a flag; a ref of more dimensions is `invalid-declaration`.
+constexpr int kMaxRefRank = 16;
+
 struct Limits {
   // Brackets, blocks, runs of prefix operators, `?:` chains and `else if`
   // chains (`nesting-too-deep`). Each level is one recursion of the parser

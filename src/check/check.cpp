@@ -166,12 +166,22 @@ void Checker::check_kernel_header(ast::Kernel& k) {
                     p.mem_space.text == "shared" ? "kernel parameters live in `@global` memory"
                                                  : "unknown memory space `@" + p.mem_space.text + "`");
     }
+    if (shape && !ref_rank_ok(*shape, p.tile_type->range)) shape.reset();
     Type t = shape ? Type::ref(p.tile_type->dtype, *shape, MemSpace::Global) : Type::error();
     Symbol& s = declare(Symbol::Kind::Param, p.name, t);
     s.mode = p.mode;
     s.used = true;
     p.symbol = &s;
   }
+}
+
+bool Checker::ref_rank_ok(const Shape& shape, SourceRange range) {
+  if (shape.size() <= static_cast<size_t>(kMaxRefRank)) return true;
+  diags_.report(DiagCode::InvalidDeclaration, range,
+                "a ref has at most " + std::to_string(kMaxRefRank) + " dimensions, not " + std::to_string(shape.size()) +
+                    " (the run-time checks of the C++ path describe element sets with " + std::to_string(kMaxRefRank) +
+                    " dimensions)");
+  return false;
 }
 
 void Checker::report_unused(const std::unordered_map<std::string, Symbol*>& scope) {
@@ -206,6 +216,7 @@ void Checker::check_stmt(ast::Stmt& s) {
         diags_.report(DiagCode::InvalidDeclaration, s.range, "`scratch` is allowed only at the top level of a kernel body");
       }
       auto shape = eval_shape(s.tile_type->dims, s.tile_type->range);
+      if (shape && !ref_rank_ok(*shape, s.tile_type->range)) shape.reset();
       if (s.mem_space.text != "shared") {
         diags_.report(DiagCode::InvalidDeclaration, s.mem_space.range,
                       s.mem_space.text == "global" ? "scratch buffers live in `@shared` memory"

@@ -34,6 +34,8 @@ class Checker {
   // builtins.cpp
   Type check_call(ast::Expr& e);
   // `masked`: the view of a masked load or store, which may reach past the ref.
+  // Refs (parameters, scratch) of more than kMaxRefRank dimensions are refused.
+  bool ref_rank_ok(const Shape& shape, SourceRange range);
   View check_view(ast::Expr& e, bool for_write, bool masked = false);
   Type check_asm(ast::Expr& e);
   Type check_index_value(ast::Expr& e);

@@ -100,7 +100,7 @@ struct DmaSemaphore;
 
 // An element set of a ref as a box: one [start, start + size) per ref
 // dimension (a dropped dimension has size 1). Views are exactly boxes.
-constexpr int kMaxRank = 8;
+constexpr int kMaxRank = 16;  // kdt::kMaxRefRank (include/kdt/limits.h): the checker refuses more
 struct Box {
   int rank = 0;
   int64_t start[kMaxRank] = {};
