@@ -113,7 +113,8 @@ const std::vector<LimitFlag>& limit_flags() {
 }
 
 bool set_limit(const LimitFlag& flag, const std::string& value, Limits& limits, std::string& error) {
-  bool digits = !value.empty() && value.size() <= 19;
+  // At most 18 digits: std::stoll cannot overflow, and every maximum is far below 10^18.
+  bool digits = !value.empty() && value.size() <= 18;
   for (char c : value) digits = digits && c >= '0' && c <= '9';
   int64_t v = digits ? std::stoll(value) : 0;
   if (!digits || v < 1 || v > flag.max) {
