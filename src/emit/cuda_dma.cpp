@@ -1,0 +1,222 @@
+// The CUDA back end: DMAs. The lowering is chosen per DMA from its views,
+// dtype and --arch (bulk copies and bulk reduce on sm_90, cp.async on
+// sm_80+, the cooperative block copy otherwise), and devices(N) kernels copy
+// through peer pointers and raise semaphores in the sync buffers
+// (docs/cuda.md, "DMAs and semaphores").
+#include <algorithm>
+
+#include "cuda_kernel_emitter.h"
+
+namespace kdt::cuda {
+
+size_t KernelEmitter::contiguous_tail(const ir::View& v, const Shape& ref_shape) {
+  size_t view_dims = 0, tail = 0;
+  for (size_t d = ref_shape.size(); d-- > 0;) {
+    const ir::ViewDim& dim = v.dims[d];
+    if (dim.dropped) break;
+    bool full = !dim.start && dim.static_start == 0 && dim.size == ref_shape[d];
+    ++view_dims;
+    tail = view_dims;
+    if (!full) break;
+  }
+  return tail;
+}
+
+bool KernelEmitter::bulk_add_dtype(DType t) {
+  switch (t) {
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+    case DType::U64:
+    case DType::F16:
+    case DType::BF16:
+    case DType::F32:
+    case DType::F64: return true;
+    default: return false;
+  }
+}
+
+bool KernelEmitter::rows_divisible(const ir::View& src, const ir::View& dst, size_t tail, int64_t row_bytes, int64_t width) const {
+  if (row_bytes % width != 0) return false;
+  for (const ir::View* v : {&src, &dst}) {
+    const ir::Ref& r = k_.refs[v->ref];
+    std::vector<int64_t> st = strides_of(r.shape);
+    for (size_t d = 0; d + tail < r.shape.size(); ++d) {
+      if (!v->dims[d].dropped && (st[d] * elem_size(r.dtype)) % width != 0) return false;
+    }
+  }
+  return true;
+}
+
+void KernelEmitter::dma_start(const ir::Stmt& s) {
+  const ir::View& src = *s.src;
+  const ir::View& dst = *s.dst;
+  const ir::Ref& sr = k_.refs[src.ref];
+  const ir::Ref& dr = k_.refs[dst.ref];
+  DType t = sr.dtype;
+  Shape shape = src.shape();
+  int64_t esize = elem_size(t);
+  int64_t bytes = count_of(shape) * esize;
+  if (multi_device() && (s.device || sync_sem(s.sem.sem))) return device_dma_start(s);
+  w_.open("{  // DMA: " + std::string(s.add ? "dst += src" : "dst = src") + ", " + std::to_string(bytes) + " bytes");
+  std::vector<std::string> ss = view_starts(src), ds = view_starts(dst);
+  if (s.device) w_.line("(void)(" + scalar(*s.device) + ");  // one device: the target is this device");
+  const std::string semname = k_.sems[s.sem.sem].name;
+  std::string q = "kdt_q_" + semname + "[" + sem_index(s.sem) + "]";
+  // Choose the lowering.
+  enum { Coop, G2S, S2G, S2GAdd, G2SAsync } kind = Coop;
+  bool g2s = sr.space == MemSpace::Global && dr.space == MemSpace::Shared;
+  bool s2g = sr.space == MemSpace::Shared && dr.space == MemSpace::Global;
+  if (use_bulk() && !s.src_sem && bar_off_.count(s.sem.sem)) {
+    if (g2s && !s.add) kind = G2S;
+    else if (s2g && !s.add) kind = S2G;
+    // Peers may add into the same memory with system-scope atomics.
+    else if (s2g && s.add && bulk_add_dtype(t) && !multi_device()) kind = S2GAdd;
+  }
+  size_t rank = shape.size();
+  size_t tail = std::min(contiguous_tail(src, sr.shape), contiguous_tail(dst, dr.shape));
+  if (rank == 0) tail = 0;
+  int64_t chunk = 1;
+  for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
+  int64_t row_bytes = chunk * esize;
+  // Row 0 is checked for alignment at run time; the other rows differ from
+  // it by multiples of the outer strides, checked here. A bulk copy into
+  // shared memory always fits one mbarrier phase (2^20-1 bytes): no block
+  // has that much shared memory; the check only guards future limits.
+  if (kind != Coop && !(rows_divisible(src, dst, tail, row_bytes, 16) && (kind != G2S || bytes <= kMaxTx))) kind = Coop;
+  // sm_80+: cp.async of 16, 8 or 4 bytes by every thread, completed on the
+  // slot's mbarrier (cp.async.mbarrier.arrive).
+  int width = 0;
+  if (kind == Coop && g2s && !s.add && !s.src_sem && bar_off_.count(s.sem.sem)) {
+    for (int w : {16, 8, 4}) {
+      if (rows_divisible(src, dst, tail, row_bytes, w)) {
+        width = w;
+        kind = G2SAsync;
+        break;
+      }
+    }
+  }
+  std::string bar = "kdt_bar_" + semname + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * 8) +
+                    " + 8 * kdt_cu::dma_next_slot(" + q + ")";
+  if (kind == G2SAsync) {
+    std::vector<std::string> zero(rank, "0");
+    std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, zero);
+    std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, zero);
+    w_.line("const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(" + s0 +
+            ") | reinterpret_cast<uintptr_t>(" + d0 + ")) & " + std::to_string(width - 1) + ") == 0;");
+    w_.open("if (kdt_async) {");
+    w_.line("__syncthreads();");
+    int64_t per_row = row_bytes / width;
+    int64_t rows = count_of(shape) / std::max<int64_t>(chunk, 1);
+    w_.open("for (int64_t c_ = kdt_tid; c_ < " + std::to_string(rows * per_row) + "; c_ += kdt_nt) {");
+    w_.line("const int64_t row_ = c_ / " + std::to_string(per_row) + ", col_ = c_ % " + std::to_string(per_row) + ";");
+    w_.line("(void)row_;");
+    // Outer (row) indices from row_, row-major over the non-tail dims.
+    std::vector<std::string> idx;
+    int64_t stride = 1;
+    std::vector<std::string> outer(rank - tail);
+    for (size_t i = rank - tail; i-- > 0;) {
+      outer[i] = "((row_ / " + std::to_string(stride) + ") % " + std::to_string(shape[i]) + ")";
+      stride *= shape[i];
+    }
+    for (size_t i = 0; i < rank - tail; ++i) idx.push_back(outer[i]);
+    for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
+    std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, idx);
+    std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, idx);
+    std::string w = std::to_string(width);
+    w_.line("kdt_cu::cp_async<" + w + ">(reinterpret_cast<unsigned char*>(" + dp + ") + col_ * " + w +
+            ", reinterpret_cast<const unsigned char*>(" + sp + ") + col_ * " + w + ");");
+    w_.close();
+    w_.line("kdt_cu::cp_async_complete_on(" + bar + ");");
+    w_.line("kdt_cu::dma_push(" + q + ", 1);");
+    w_.reopen("} else {");
+  }
+  if (kind != Coop && kind != G2SAsync) {
+    std::vector<std::string> zero(rank, "0");
+    std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, zero);
+    std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, zero);
+    w_.line("const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(" + s0 + ") | reinterpret_cast<uintptr_t>(" +
+            d0 + ")) & 15) == 0;");
+    w_.open("if (kdt_bulk) {");
+    // Generic-proxy accesses of the shared side (by every thread) come
+    // before the async proxy's: each thread fences, then the barrier.
+    w_.line("kdt_cu::fence_proxy_async_shared();");
+    w_.line("__syncthreads();");
+    w_.open("if (kdt_tid == 0) {");
+    if (kind == G2S) w_.line("kdt_cu::mbar_expect_tx(" + bar + ", " + std::to_string(bytes) + "u);");
+    std::vector<std::string> idx;
+    for (size_t i = 0; i < rank - tail; ++i) {
+      std::string v = "r" + std::to_string(i) + "_";
+      w_.open("for (int64_t " + v + " = 0; " + v + " < " + std::to_string(shape[i]) + "; ++" + v + ") {");
+      idx.push_back(v);
+    }
+    for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
+    std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, idx);
+    std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, idx);
+    std::string rb = std::to_string(row_bytes) + "u";
+    if (kind == G2S) w_.line("kdt_cu::bulk_g2s(" + dp + ", " + sp + ", " + rb + ", " + bar + ");");
+    else if (kind == S2G) w_.line("kdt_cu::bulk_s2g(" + dp + ", " + sp + ", " + rb + ");");
+    else w_.line("kdt_cu::bulk_s2g_add(" + dp + ", " + sp + ", " + rb + ");");
+    for (size_t i = 0; i < rank - tail; ++i) w_.close();
+    if (kind != G2S) w_.line("kdt_cu::bulk_commit();");
+    w_.close();
+    w_.line("kdt_cu::dma_push(" + q + ", " + std::string(kind == G2S ? "1" : "2") + ");");
+    w_.reopen("} else {");
+  }
+  // The cooperative path: the whole block copies (or accumulates), then a barrier.
+  {
+    LoopCtx ctx = new_ctx(shape);
+    open_loop(ctx);
+    std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, ss, ctx.index) + "]";
+    std::string dp = ref_base(dst.ref) + "[" + view_elem_offset(dst, ds, ctx.index) + "]";
+    if (!s.add) w_.line(dp + " = " + sp + ";");
+    else if (dr.space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
+    else w_.line(dp + " = kdt_cu::op_add<" + ctype(t) + ">(" + dp + ", " + sp + ");");
+    close_loop();
+    w_.line("kdt_cu::dma_push(" + q + ", 0);");
+  }
+  if (kind != Coop) w_.close();
+  if (s.src_sem) source_read(s);  // a remote DMA to this device: the source was read with the copy
+  w_.close();
+}
+
+void KernelEmitter::source_read(const ir::Stmt& s) {
+  if (sync_sem(s.src_sem->sem)) {
+    w_.line("kdt_cu::signal_sys(" + sync_counter(*s.src_sem) + ", " + std::to_string(s.bytes) + ");");
+  } else {
+    w_.line("kdt_cu::dma_push(kdt_q_" + k_.sems[s.src_sem->sem].name + "[" + sem_index(*s.src_sem) + "], 0);");
+  }
+}
+
+void KernelEmitter::device_dma_start(const ir::Stmt& s) {
+  const ir::View& src = *s.src;
+  const ir::View& dst = *s.dst;
+  DType t = k_.refs[src.ref].dtype;
+  Shape shape = src.shape();
+  w_.open("{  // DMA to device " + std::string(s.device ? "`device`" : "self") + ": " + (s.add ? "dst += src" : "dst = src") +
+          ", " + std::to_string(s.bytes) + " bytes");
+  std::vector<std::string> ss = view_starts(src), ds = view_starts(dst);
+  std::string device = "kdt_device";
+  if (s.device) {
+    device = fresh("device");
+    w_.line("const int32_t " + device + " = " + scalar(*s.device) + ";");
+  }
+  std::string base = ref_base(dst.ref);
+  if (s.device) {
+    base = fresh("peer");
+    w_.line(ctype(t) + "* const " + base + " = kdt_peers." + k_.refs[dst.ref].name + "[" + device + "];");
+  }
+  LoopCtx ctx = new_ctx(shape);
+  open_loop(ctx);
+  std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, ss, ctx.index) + "]";
+  std::string dp = base + "[" + view_elem_offset(dst, ds, ctx.index) + "]";
+  if (!s.add) w_.line(dp + " = " + sp + ";");
+  else if (k_.refs[dst.ref].space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
+  else w_.line(dp + " = kdt_cu::op_add<" + ctype(t) + ">(" + dp + ", " + sp + ");");
+  close_loop();
+  if (s.src_sem) source_read(s);
+  w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + std::to_string(s.bytes) + ");");
+  w_.close();
+}
+
+}  // namespace kdt::cuda

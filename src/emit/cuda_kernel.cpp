@@ -1,0 +1,252 @@
+// The CUDA back end: shared-memory layout, the `__global__` function and
+// its body's prologue, and the host launchers (docs/cuda.md, "The mapping",
+// "devices(N)").
+#include <algorithm>
+#include <functional>
+
+#include "cuda_kernel_emitter.h"
+#include "kdt/version.h"
+
+namespace kdt::cuda {
+
+bool KernelEmitter::emit() {
+  if (threads_ > 1024) {
+    diags_.report(DiagCode::InvalidDeclaration, k_.range,
+                  "kernel `" + k_.name + "` asks for " + std::to_string(threads_) +
+                      " threads per block; CUDA allows at most 1024 (threads(T) or --threads)");
+    return false;
+  }
+  layout_sync(k_.body);
+  layout_state();
+  emit_body();
+  int64_t limit = arch_ >= 90 ? 232448 : arch_ >= 80 ? 166912 : 49152;
+  if (peak_ > limit) {
+    diags_.report(DiagCode::InvalidDeclaration, k_.range,
+                  "kernel `" + k_.name + "` needs " + std::to_string(peak_) +
+                      " bytes of shared memory for its scratch buffers and tile values on the compiled path; " +
+                      options_.arch + " allows " + std::to_string(limit) + " per block");
+    return false;
+  }
+  emit_kernel();
+  emit_launcher();
+  return true;
+}
+
+int64_t KernelEmitter::alloc(int64_t bytes) {
+  top_ = (top_ + 127) / 128 * 128;
+  int64_t off = top_;
+  top_ += std::max<int64_t>(bytes, 1);
+  peak_ = std::max(peak_, top_);
+  return off;
+}
+
+std::string KernelEmitter::smem_ptr(DType t, int64_t off) {
+  return "reinterpret_cast<" + ctype(t) + "*>(kdt_smem + " + std::to_string(off) + ")";
+}
+
+void KernelEmitter::layout_state() {
+  for (size_t i = 0; i < k_.refs.size(); ++i) {
+    const ir::Ref& r = k_.refs[i];
+    if (!r.is_param) ref_off_[static_cast<int>(i)] = alloc(count_of(r.shape) * elem_size(r.dtype));
+  }
+  red_off_ = alloc(static_cast<int64_t>(threads_) * 8);
+  if (use_mbarriers()) {
+    for (size_t i = 0; i < k_.sems.size(); ++i) {
+      if (k_.sems[i].kind == SemKind::Dma && !sync_sem(static_cast<int>(i))) bar_off_[static_cast<int>(i)] = alloc(k_.sems[i].count * kQueue * 8);
+    }
+  }
+}
+
+void KernelEmitter::layout_sync(const ir::Block& b) {
+  if (!multi_device()) return;
+  auto add_sem = [&](int sem) {
+    if (sync_base_.count(sem)) return;
+    sync_base_[sem] = sync_slots_;
+    sync_slots_ += k_.sems[sem].count;
+  };
+  for (size_t i = 0; i < k_.sems.size(); ++i) {
+    if (k_.sems[i].kind == SemKind::Regular) add_sem(static_cast<int>(i));
+  }
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
+    for (const ir::StmtPtr& st : block) {
+      if (st->kind == ir::StmtKind::DmaStart && st->device) {
+        add_sem(st->sem.sem);
+        peer_refs_.insert(st->dst->ref);
+      }
+      walk(st->body);
+      for (const ir::IfClause& c : st->clauses) walk(c.body);
+    }
+  };
+  walk(b);
+}
+
+std::string KernelEmitter::sync_counter(const ir::SemRef& r, const std::string& device) {
+  std::string dev = device.empty() ? "kdt_device" : device;
+  return "(kdt_peers.sync[" + dev + "] + kdt_flat * " + std::to_string(sync_slots_) + " + " +
+         std::to_string(sync_base_.at(r.sem)) + " + " + sem_index(r) + ")";
+}
+
+std::string KernelEmitter::ref_base(int ref) const {
+  const ir::Ref& r = k_.refs[ref];
+  return r.is_param ? r.name : "kdt_s_" + r.name;
+}
+
+std::string KernelEmitter::param_type(bool is_ref, int i) const {
+  if (!is_ref) return ctype(k_.scalars[i].dtype);
+  const ir::Ref& r = k_.refs[i];
+  return std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "*";
+}
+
+std::string KernelEmitter::params_decl() {
+  std::string sig;
+  for (auto [is_ref, i] : k_.params) sig += (sig.empty() ? "" : ", ") + param_type(is_ref, i) + " " + param_name(is_ref, i);
+  if (multi_device()) sig += std::string(sig.empty() ? "" : ", ") + "const " + k_.name + "_peers kdt_peers, const int32_t kdt_device";
+  return sig;
+}
+
+void KernelEmitter::emit_peer_table() {
+  std::string n = std::to_string(k_.devices);
+  out_.line("// Peer table of `" + k_.name + "`: entry d is device d's copy (peer access enabled by the caller).");
+  out_.open("struct " + k_.name + "_peers {");
+  for (int ref : peer_refs_) out_.line(ctype(k_.refs[ref].dtype) + "* " + k_.refs[ref].name + "[" + n + "];");
+  out_.line("unsigned long long* sync[" + n + "];  // sync buffers (" + k_.name + "_sync_bytes each)");
+  out_.close("};");
+}
+
+void KernelEmitter::emit_kernel() {
+  if (multi_device()) emit_peer_table();
+  out_.line("// Kernel `" + k_.name + "`: grid " + shape_string(k_.grid) + " = " + std::to_string(count_of(k_.grid)) +
+            " blocks of " + std::to_string(threads_) + " threads, " + std::to_string(peak_) +
+            " bytes of dynamic shared memory.");
+  out_.line("__global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + k_.name + "_kernel(" +
+            params_decl() + ")");
+  out_.raw(w_.str());
+  out_.line();
+}
+
+void KernelEmitter::emit_launcher() {
+  if (multi_device()) return emit_multi_device_launcher();
+  std::string args;
+  for (auto [is_ref, i] : k_.params) args += (args.empty() ? "" : ", ") + (is_ref ? k_.refs[i].name : k_.scalars[i].name);
+  std::string sig = params_decl();
+  out_.line("#ifndef __CUDACC_RTC__");
+  out_.line("constexpr unsigned " + k_.name + "_threads = " + std::to_string(threads_) + ";");
+  out_.line("constexpr unsigned " + k_.name + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
+  out_.line("constexpr size_t " + k_.name + "_shared_bytes = " + std::to_string(peak_) + ";");
+  out_.line("// Launches `" + k_.name + "` on `stream`: device pointers (row-major), scalars by value.");
+  out_.line("// Returns the launch status (cudaGetLastError after the launch).");
+  out_.open("inline cudaError_t " + k_.name + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
+  out_.open("if (" + k_.name + "_shared_bytes > 48 * 1024) {");
+  out_.line("cudaError_t e = cudaFuncSetAttribute(" + k_.name + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+            "static_cast<int>(" + k_.name + "_shared_bytes));");
+  out_.line("if (e != cudaSuccess) return e;");
+  out_.close();
+  out_.line(k_.name + "_kernel<<<dim3(" + k_.name + "_blocks), dim3(" + k_.name + "_threads), " + k_.name +
+            "_shared_bytes, stream>>>(" + args + ");");
+  out_.line("return cudaGetLastError();");
+  out_.close();
+  out_.line("#endif  // __CUDACC_RTC__");
+  out_.line();
+}
+
+void KernelEmitter::emit_multi_device_launcher() {
+  std::string n = std::to_string(k_.devices);
+  std::string K = k_.name;
+  std::string sig;
+  for (auto [is_ref, i] : k_.params) {
+    std::string t = param_type(is_ref, i);
+    sig += (is_ref ? t + " const" : "const " + t) + " (&" + param_name(is_ref, i) + ")[" + n + "], ";
+  }
+  out_.line("#ifndef __CUDACC_RTC__");
+  out_.line("constexpr int " + K + "_devices = " + n + ";");
+  out_.line("constexpr unsigned " + K + "_threads = " + std::to_string(threads_) + ";");
+  out_.line("constexpr unsigned " + K + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
+  out_.line("constexpr size_t " + K + "_shared_bytes = " + std::to_string(peak_) + ";");
+  out_.line("constexpr size_t " + K + "_sync_bytes = " +
+            std::to_string(std::max<int64_t>(count_of(k_.grid) * sync_slots_ * 8, 8)) + ";");
+  out_.line("// Launches `" + K + "` on " + n + " devices at once. Every argument is indexed by device: device d runs");
+  out_.line("// on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is");
+  out_.line("// " + K + "_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be");
+  out_.line("// enabled. Returns the first error.");
+  out_.open("inline cudaError_t " + K + "(" + sig + "void* const (&sync)[" + n + "], const int (&device)[" + n +
+            "], const cudaStream_t (&stream)[" + n + "]) {");
+  out_.line(K + "_peers peers{};");
+  out_.open("for (int d = 0; d < " + n + "; ++d) {");
+  for (int ref : peer_refs_) out_.line("peers." + k_.refs[ref].name + "[d] = " + k_.refs[ref].name + "[d];");
+  out_.line("peers.sync[d] = static_cast<unsigned long long*>(sync[d]);");
+  out_.close();
+  out_.line("kdt_cu::DeviceGroup<" + n + "> group(device, stream);");
+  out_.line("cudaError_t e = group.prepare(reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_threads, " + K +
+            "_shared_bytes, " + K + "_blocks, sync, " + K + "_sync_bytes);");
+  out_.open("for (int d = 0; d < " + n + " && e == cudaSuccess; ++d) {");
+  std::string args;
+  for (auto [is_ref, i] : k_.params) {
+    std::string name = param_name(is_ref, i);
+    out_.line(param_type(is_ref, i) + " " + name + "_ = " + name + "[d];");
+    args += "&" + name + "_, ";
+  }
+  out_.line("int32_t device_ = d;");
+  out_.line("void* args[] = {" + args + "&peers, &device_};");
+  out_.line("e = group.launch(d, reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_blocks, " + K + "_threads, args, " +
+            K + "_shared_bytes);");
+  out_.close();
+  out_.line("return group.finish(e);");
+  out_.close();
+  out_.line("#endif  // __CUDACC_RTC__");
+  out_.line();
+}
+
+void KernelEmitter::emit_body() {
+  w_.open("{");
+  w_.line("extern __shared__ __align__(128) unsigned char kdt_smem[];");
+  w_.line("const int64_t kdt_tid = threadIdx.x;");
+  w_.line("const int64_t kdt_nt = blockDim.x;");
+  w_.line("(void)kdt_tid;");
+  w_.line("(void)kdt_nt;");
+  w_.line("unsigned char* const kdt_red = kdt_smem + " + std::to_string(red_off_) + ";");
+  w_.line("(void)kdt_red;");
+  w_.line("const int64_t kdt_flat = blockIdx.x;");
+  int64_t stride = 1;
+  std::vector<std::string> pid(k_.grid.size());
+  for (size_t d = k_.grid.size(); d-- > 0;) {
+    w_.line("const int32_t kdt_pid" + std::to_string(d) + " = static_cast<int32_t>(kdt_flat / " + std::to_string(stride) +
+            " % " + std::to_string(k_.grid[d]) + ");");
+    w_.line("(void)kdt_pid" + std::to_string(d) + ";");
+    stride *= k_.grid[d];
+  }
+  for (auto [ref, off] : ref_off_) {
+    const ir::Ref& r = k_.refs[ref];
+    w_.line(ctype(r.dtype) + "* const " + ref_base(ref) + " = " + smem_ptr(r.dtype, off) + ";  // scratch " +
+            type_string(Type::ref(r.dtype, r.shape, r.space)));
+    w_.line("(void)" + ref_base(ref) + ";");
+  }
+  for (size_t i = 0; i < k_.sems.size(); ++i) {
+    const ir::Semaphore& s = k_.sems[i];
+    if (sync_sem(static_cast<int>(i))) {
+      w_.line("// semaphore `" + s.name + "`: counters in the sync buffer (other devices raise it)");
+    } else if (s.kind == SemKind::Regular) {
+      // Only this program raises and lowers its regular semaphores, and every
+      // thread runs the same control flow: each keeps the counter itself.
+      w_.line("int32_t kdt_sem_" + s.name + "[" + std::to_string(s.count) + "] = {};");
+    } else {
+      w_.line("kdt_cu::DmaQueue kdt_q_" + s.name + "[" + std::to_string(s.count) + "] = {};");
+      if (bar_off_.count(static_cast<int>(i))) {
+        w_.line("unsigned char* const kdt_bar_" + s.name + " = kdt_smem + " + std::to_string(bar_off_[static_cast<int>(i)]) + ";");
+      }
+    }
+  }
+  if (!bar_off_.empty()) {
+    w_.open("if (kdt_tid == 0) {");
+    for (auto [sem, off] : bar_off_) {
+      w_.line("for (int b_ = 0; b_ < " + std::to_string(k_.sems[sem].count * kQueue) + "; ++b_) kdt_cu::mbar_init(kdt_smem + " +
+              std::to_string(off) + " + 8 * b_);");
+    }
+    w_.line("kdt_cu::mbar_init_fence();");
+    w_.close();
+    w_.line("__syncthreads();");
+  }
+  block(k_.body);
+  w_.close();
+}
+
+}  // namespace kdt::cuda
