@@ -56,12 +56,9 @@ class KernelEmitter {
  private:
   // ----- shared-memory layout ---------------------------------------------------------
   int64_t alloc(int64_t bytes);
-
   std::string smem_ptr(DType t, int64_t off);
-
   // Scratch refs, mbarriers and the reduction buffer come first.
   void layout_state();
-
   bool use_bulk() const { return arch_ >= 90; }
   bool use_mbarriers() const { return arch_ >= 80; }
   bool multi_device() const { return k_.devices > 1; }
@@ -76,7 +73,6 @@ class KernelEmitter {
   // The counter of semaphore element `r` of this program on `device`
   // (this device when empty).
   std::string sync_counter(const ir::SemRef& r, const std::string& device = "");
-
   std::string ref_base(int ref) const;
   std::string local_name(int l) const { return k_.locals[l].name; }
   // Internal names end in `_` so that KD names keep their spelling.
@@ -89,87 +85,59 @@ class KernelEmitter {
 
   // The kernel's parameters; devices(N) > 1 adds the peer table and the device id.
   std::string params_decl();
-
   // devices(N) > 1: what a device needs to reach its peers.
   void emit_peer_table();
-
   void emit_kernel();
-
   void emit_launcher();
-
   // devices(N) > 1: every parameter becomes an array indexed by device.
   // The launcher zeroes the sync buffers, makes every device's stream wait
   // until all of them are zero (a peer may signal at once), checks that the
   // grid can be co-resident and starts a cooperative launch per device.
   void emit_multi_device_launcher();
-
   void emit_body();
 
   // ----- statements -----------------------------------------------------------------------
   void block(const ir::Block& b);
-
   std::string sem_index(const ir::SemRef& r) { return r.index ? "(" + scalar(*r.index) + ")" : "0"; }
 
   void stmt(const ir::Stmt& s);
-
   void if_chain(const std::vector<ir::IfClause>& clauses, size_t i);
 
   // ----- element loops ------------------------------------------------------------------------
   LoopCtx new_ctx(const Shape& shape);
-
   // A block-stride loop: every element belongs to one thread. Barriers on
   // both sides order it against everything the block did before and after.
   void open_loop(const LoopCtx& ctx);
-
   void close_loop();
-
   void store_tile(const std::string& name, const Shape& shape, const Expr& value);
-
   std::string scalar(const Expr& e);
-
   void prepare(const Expr& e);
-
   std::vector<std::string> view_starts(const ir::View& v);
-
   // Offset of the view element addressed by the trailing loop indices.
   std::string view_elem_offset(const ir::View& v, const std::vector<std::string>& starts,
                                const std::vector<std::string>& index);
-
   std::string elem(const Expr& e, const LoopCtx& ctx);
-
   std::string binary(const Expr& e, const std::string& a, const std::string& b);
-
   // A shared-memory array (or, for rank 0, a register) holding `e`.
   std::string declare_temp(const Expr& e, const std::string& name);
-
   std::string materialize(const Expr& e);
-
   std::string materialize_array(const Expr& e);
-
   bool reads_ref(const Expr& e, int ref);
-
   // `r[v] = r[v] * 2`: each element is read by the thread that writes it.
   bool same_elements(const Expr& e, const ir::View& v);
-
   static bool same_view(const ir::View& a, const ir::View& b);
-
   void store_view(const ir::Stmt& s);
 
   // ----- DMAs ---------------------------------------------------------------------------------
   static size_t contiguous_tail(const ir::View& v, const Shape& ref_shape);
-
   // The dtypes cp.reduce.async.bulk .add takes (i64 as .u64; f16/bf16 with .noftz).
   static bool bulk_add_dtype(DType t);
-
   // Whether every row of a DMA can move in `width`-byte pieces: the row
   // length and both views' outer strides are multiples of `width` bytes.
   bool rows_divisible(const ir::View& src, const ir::View& dst, size_t tail, int64_t row_bytes, int64_t width) const;
-
   void dma_start(const ir::Stmt& s);
-
   // A remote DMA's source has been read: its `src_sem` completes now.
   void source_read(const ir::Stmt& s);
-
   // Peers may add into the same @global memory: system scope then.
   std::string atomic_add() const { return multi_device() ? "kdt_cu::atomic_add<true>" : "kdt_cu::atomic_add"; }
 
@@ -185,12 +153,9 @@ class KernelEmitter {
   static std::string carrier(DType t);
   static std::string to_carrier(DType t, const std::string& v);
   static std::string from_carrier(DType t, const std::string& v);
-
   // The template with `%name` renamed to `%N` (outputs first), as C string pieces.
   std::string asm_template(const ir::AsmBlock& a);
-
   void asm_stmt(const ir::Stmt& s);
-
   const ir::Kernel& k_;
   const SourceManager& sources_;
   const CudaEmitOptions& options_;
@@ -209,5 +174,4 @@ class KernelEmitter {
   std::map<const Expr*, std::vector<std::string>> view_starts_;
   std::map<int, std::vector<std::string>> asm_outputs_;
 };
-
 }  // namespace kdt::cuda
