@@ -9,19 +9,6 @@
 
 namespace kdt::cuda {
 
-size_t KernelEmitter::contiguous_tail(const ir::View& v, const Shape& ref_shape) {
-  size_t view_dims = 0, tail = 0;
-  for (size_t d = ref_shape.size(); d-- > 0;) {
-    const ir::ViewDim& dim = v.dims[d];
-    if (dim.dropped) break;
-    bool full = !dim.start && dim.static_start == 0 && dim.size == ref_shape[d];
-    ++view_dims;
-    tail = view_dims;
-    if (!full) break;
-  }
-  return tail;
-}
-
 bool KernelEmitter::bulk_add_dtype(DType t) {
   switch (t) {
     case DType::I32:

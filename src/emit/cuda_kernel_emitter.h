@@ -23,6 +23,7 @@
 
 namespace kdt::cuda {
 
+using emit::contiguous_tail;
 using emit::count_of;
 using emit::index_of;
 using emit::LoopCtx;
@@ -129,7 +130,6 @@ class KernelEmitter {
   void store_view(const ir::Stmt& s);
 
   // ----- DMAs ---------------------------------------------------------------------------------
-  static size_t contiguous_tail(const ir::View& v, const Shape& ref_shape);
   // The dtypes cp.reduce.async.bulk .add takes (i64 as .u64; f16/bf16 with .noftz).
   static bool bulk_add_dtype(DType t);
   // Whether every row of a DMA can move in `width`-byte pieces: the row

@@ -22,6 +22,7 @@ namespace {
 
 using ir::Expr;
 using ir::ExprKind;
+using emit::contiguous_tail;
 using emit::count_of;
 using emit::index_of;
 using emit::LoopCtx;
@@ -195,21 +196,6 @@ class KernelEmitter {
   }
 
   // ----- DMA copies -----------------------------------------------------------
-  // Number of trailing view dimensions that are contiguous in the ref.
-  static size_t contiguous_tail(const ir::View& v, const Shape& ref_shape) {
-    size_t view_dims = 0;
-    size_t tail = 0;
-    for (size_t d = ref_shape.size(); d-- > 0;) {
-      const ir::ViewDim& dim = v.dims[d];
-      if (dim.dropped) break;
-      bool full = !dim.captured && dim.static_start == 0 && dim.size == ref_shape[d];
-      ++view_dims;
-      tail = view_dims;
-      if (!full) break;
-    }
-    return tail;
-  }
-
   void emit_dma_sites() {
     for (size_t id = 0; id < k_.dmas.size(); ++id) {
       const ir::DmaSite& d = k_.dmas[id];
