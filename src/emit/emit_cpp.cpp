@@ -900,7 +900,10 @@ class KernelEmitter {
         if (e.index < 0) {
           std::string xs0 = xs.empty() ? src : src + "[0]";
           w_.open("{");
-          w_.line(acc_t + " acc_ = " + (sum ? acc_t + "{}" : value(xs0)) + ";");
+          // A sum starts from 0 and adds every element; max/min (and any
+          // reduction of a rank-0 value) start from the first element.
+          bool from_zero = sum && !xs.empty();
+          w_.line(acc_t + " acc_ = " + (from_zero ? acc_t + "{}" : value(xs0)) + ";");
           if (!xs.empty()) {
             w_.line("for (int64_t j_ = " + std::string(sum ? "0" : "1") + "; j_ < " + std::to_string(count_of(xs)) +
                     "; ++j_) acc_ = " + combine("acc_", value(src + "[j_]")) + ";");
