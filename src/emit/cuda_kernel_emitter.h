@@ -17,6 +17,7 @@
 
 #include "code_writer.h"
 #include "kdt/diag/engine.h"
+#include "kdt/dtype.h"
 #include "kdt/emit/emit_cuda.h"
 #include "kdt/ir/ir.h"
 #include "loop_shapes.h"
@@ -33,7 +34,7 @@ using ir::ExprKind;
 
 // The CUDA spelling of a dtype, and its size in bytes.
 std::string ctype(DType t);
-int64_t elem_size(DType t);
+inline int64_t elem_size(DType t) { return dtype_bytes(t); }
 // sm_90 -> 90.
 int arch_number(const std::string& arch);
 // A constant as a CUDA expression of its dtype (exact bits for floats).

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "c_types.h"
 #include "code_writer.h"
 #include "loop_shapes.h"
 #include "kdt/runtime/kdt_runtime.h"
@@ -28,24 +29,7 @@ using emit::index_of;
 using emit::LoopCtx;
 using emit::strides_of;
 
-std::string ctype(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I8: return "int8_t";
-    case DType::I16: return "int16_t";
-    case DType::I32: return "int32_t";
-    case DType::I64: return "int64_t";
-    case DType::U8: return "uint8_t";
-    case DType::U16: return "uint16_t";
-    case DType::U32: return "uint32_t";
-    case DType::U64: return "uint64_t";
-    case DType::F16: return "kdt_rt::f16";
-    case DType::BF16: return "kdt_rt::bf16";
-    case DType::F32: return "float";
-    case DType::F64: return "double";
-  }
-  return "void";
-}
+std::string ctype(DType t) { return emit::c_type(t, "kdt_rt"); }
 
 
 

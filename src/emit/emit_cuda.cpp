@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "c_types.h"
 #include "cuda_kernel_emitter.h"
 #include "kdt/runtime/kdt_runtime.h"
 #include "kdt/version.h"
@@ -33,40 +34,7 @@ extern const char* const kCudaPrelude;
 
 namespace cuda {
 
-std::string ctype(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I8: return "int8_t";
-    case DType::I16: return "int16_t";
-    case DType::I32: return "int32_t";
-    case DType::I64: return "int64_t";
-    case DType::U8: return "uint8_t";
-    case DType::U16: return "uint16_t";
-    case DType::U32: return "uint32_t";
-    case DType::U64: return "uint64_t";
-    case DType::F16: return "kdt_cu::f16";
-    case DType::BF16: return "kdt_cu::bf16";
-    case DType::F32: return "float";
-    case DType::F64: return "double";
-  }
-  return "void";
-}
-
-int64_t elem_size(DType t) {
-  switch (t) {
-    case DType::Bool:
-    case DType::I8:
-    case DType::U8: return 1;
-    case DType::I16:
-    case DType::U16:
-    case DType::F16:
-    case DType::BF16: return 2;
-    case DType::I32:
-    case DType::U32:
-    case DType::F32: return 4;
-    default: return 8;
-  }
-}
+std::string ctype(DType t) { return emit::c_type(t, "kdt_cu"); }
 
 int arch_number(const std::string& arch) {
   size_t i = 0;

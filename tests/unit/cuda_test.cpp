@@ -146,6 +146,20 @@ void nvcc_all_samples(const std::string& arch) {
   CHECK_MESSAGE(failed.empty(), "nvcc -arch=" << arch << " failed for:\n" << failed << logs);
 }
 
+// Emits `kd` for sm_90 as kernels.cuh and links `main_cu` (which includes
+// it) against cudart with nvcc, warnings as errors; the program is not run.
+void link_host_program(const std::string& kd, const char* main_cu) {
+  std::string nvcc = nvcc_or_skip();
+  if (nvcc.empty()) return;
+  TempDir tmp;
+  REQUIRE(emit(kd, "cuda", "sm_90", tmp.file("kernels.cuh")) == 0);
+  kdt::test::write_text(tmp.file("main.cu"), main_cu);
+  int rc = sh("cd " + shell_quote(tmp.path.string()) + " && " + nvcc +
+              " -std=c++17 -arch=sm_90 -Werror all-warnings main.cu -o prog -lcudart > log 2>&1");
+  CHECK_MESSAGE(rc == 0, read_text(tmp.file("log")));
+  CHECK(std::filesystem::exists(tmp.file("prog")));
+}
+
 }  // namespace
 
 TEST_SUITE("cuda_emit") {
@@ -341,11 +355,7 @@ TEST_SUITE("cuda_ptx") {
 
 TEST_SUITE("cuda_link") {
   TEST_CASE("a host program using the launcher API links against cudart") {
-    std::string nvcc = nvcc_or_skip();
-    if (nvcc.empty()) return;
-    TempDir tmp;
-    REQUIRE(emit(sample("accumulate_blocks"), "cuda", "sm_90", tmp.file("kernels.cuh")) == 0);
-    kdt::test::write_text(tmp.file("main.cu"), R"CU(
+    link_host_program(sample("accumulate_blocks"), R"CU(
 #include "kernels.cuh"
 #include <cstdio>
 int main() {
@@ -360,18 +370,10 @@ int main() {
   return e == cudaSuccess ? 0 : 1;
 }
 )CU");
-    int rc = sh("cd " + shell_quote(tmp.path.string()) + " && " + nvcc +
-                " -std=c++17 -arch=sm_90 -Werror all-warnings main.cu -o prog -lcudart > log 2>&1");
-    CHECK_MESSAGE(rc == 0, read_text(tmp.file("log")));
-    CHECK(std::filesystem::exists(tmp.file("prog")));
   }
 
   TEST_CASE("a host program using the devices(N) launcher links against cudart") {
-    std::string nvcc = nvcc_or_skip();
-    if (nvcc.empty()) return;
-    TempDir tmp;
-    REQUIRE(emit(sample("ring_exchange"), "cuda", "sm_90", tmp.file("kernels.cuh")) == 0);
-    kdt::test::write_text(tmp.file("main.cu"), R"CU(
+    link_host_program(sample("ring_exchange"), R"CU(
 #include "kernels.cuh"
 #include <cstdio>
 int main() {
@@ -399,9 +401,5 @@ int main() {
   return e == cudaSuccess ? 0 : 1;
 }
 )CU");
-    int rc = sh("cd " + shell_quote(tmp.path.string()) + " && " + nvcc +
-                " -std=c++17 -arch=sm_90 -Werror all-warnings main.cu -o prog -lcudart > log 2>&1");
-    CHECK_MESSAGE(rc == 0, read_text(tmp.file("log")));
-    CHECK(std::filesystem::exists(tmp.file("prog")));
   }
 }
