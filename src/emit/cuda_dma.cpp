@@ -151,20 +151,25 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     w_.reopen("} else {");
   }
   // The cooperative path: the whole block copies (or accumulates), then a barrier.
-  {
-    LoopCtx ctx = new_ctx(shape);
-    open_loop(ctx);
-    std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, ss, ctx.index) + "]";
-    std::string dp = ref_base(dst.ref) + "[" + view_elem_offset(dst, ds, ctx.index) + "]";
-    if (!s.add) w_.line(dp + " = " + sp + ";");
-    else if (dr.space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
-    else w_.line(dp + " = kdt_cu::op_add<" + ctype(t) + ">(" + dp + ", " + sp + ");");
-    close_loop();
-    w_.line("kdt_cu::dma_push(" + q + ", 0);");
-  }
+  cooperative_copy(s, ss, ds, ref_base(dst.ref));
+  w_.line("kdt_cu::dma_push(" + q + ", 0);");
   if (kind != Coop) w_.close();
   if (s.src_sem) source_read(s);  // a remote DMA to this device: the source was read with the copy
   w_.close();
+}
+
+void KernelEmitter::cooperative_copy(const ir::Stmt& s, const std::vector<std::string>& src_starts,
+                                     const std::vector<std::string>& dst_starts, const std::string& dst_base) {
+  const ir::View& src = *s.src;
+  const ir::View& dst = *s.dst;
+  LoopCtx ctx = new_ctx(src.shape());
+  open_loop(ctx);
+  std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, src_starts, ctx.index) + "]";
+  std::string dp = dst_base + "[" + view_elem_offset(dst, dst_starts, ctx.index) + "]";
+  if (!s.add) w_.line(dp + " = " + sp + ";");
+  else if (k_.refs[dst.ref].space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
+  else w_.line(dp + " = kdt_cu::op_add<" + ctype(k_.refs[src.ref].dtype) + ">(" + dp + ", " + sp + ");");
+  close_loop();
 }
 
 void KernelEmitter::source_read(const ir::Stmt& s) {
@@ -179,7 +184,6 @@ void KernelEmitter::device_dma_start(const ir::Stmt& s) {
   const ir::View& src = *s.src;
   const ir::View& dst = *s.dst;
   DType t = k_.refs[src.ref].dtype;
-  Shape shape = src.shape();
   w_.open("{  // DMA to device " + std::string(s.device ? "`device`" : "self") + ": " + (s.add ? "dst += src" : "dst = src") +
           ", " + std::to_string(s.bytes) + " bytes");
   std::vector<std::string> ss = view_starts(src), ds = view_starts(dst);
@@ -193,14 +197,7 @@ void KernelEmitter::device_dma_start(const ir::Stmt& s) {
     base = fresh("peer");
     w_.line(ctype(t) + "* const " + base + " = kdt_peers." + k_.refs[dst.ref].name + "[" + device + "];");
   }
-  LoopCtx ctx = new_ctx(shape);
-  open_loop(ctx);
-  std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, ss, ctx.index) + "]";
-  std::string dp = base + "[" + view_elem_offset(dst, ds, ctx.index) + "]";
-  if (!s.add) w_.line(dp + " = " + sp + ";");
-  else if (k_.refs[dst.ref].space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
-  else w_.line(dp + " = kdt_cu::op_add<" + ctype(t) + ">(" + dp + ", " + sp + ");");
-  close_loop();
+  cooperative_copy(s, ss, ds, base);
   if (s.src_sem) source_read(s);
   w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + std::to_string(s.bytes) + ");");
   w_.close();

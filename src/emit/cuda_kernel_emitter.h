@@ -138,6 +138,10 @@ class KernelEmitter {
   bool rows_divisible(const ir::View& src, const ir::View& dst, size_t tail, int64_t row_bytes, int64_t width) const;
   void dma_start(const ir::Stmt& s);
   // A remote DMA's source has been read: its `src_sem` completes now.
+  // The cooperative path of a DMA: the whole block copies (or accumulates,
+  // with atomics into @global) element by element into `dst_base`, then a barrier.
+  void cooperative_copy(const ir::Stmt& s, const std::vector<std::string>& src_starts,
+                        const std::vector<std::string>& dst_starts, const std::string& dst_base);
   void source_read(const ir::Stmt& s);
   // Peers may add into the same @global memory: system scope then.
   std::string atomic_add() const { return multi_device() ? "kdt_cu::atomic_add<true>" : "kdt_cu::atomic_add"; }
