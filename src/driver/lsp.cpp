@@ -621,12 +621,23 @@ class Server {
     return best;
   }
 
-  json hover(const json& params) const {
+  // The document and the syntax under the cursor of a position request.
+  struct Cursor {
+    const Document* doc;
+    Target target;
+  };
+  std::optional<Cursor> cursor(const json& params) const {
     uint32_t offset = 0;
     const Document* doc = document_at(params, offset);
-    if (!doc) return nullptr;
-    const Compilation& c = *doc->compilation;
-    Target t = find_target(c, offset);
+    if (!doc) return std::nullopt;
+    return Cursor{doc, find_target(*doc->compilation, offset)};
+  }
+
+  json hover(const json& params) const {
+    std::optional<Cursor> at = cursor(params);
+    if (!at) return nullptr;
+    const Compilation& c = *at->doc->compilation;
+    const Target& t = at->target;
     std::string text;
     if (t.symbol && t.symbol->kind == Symbol::Kind::Const) {
       text = describe(t.symbol, t.symbol->type, t.symbol->name);
@@ -642,13 +653,11 @@ class Server {
   }
 
   json definition(const json& params) const {
-    uint32_t offset = 0;
-    const Document* doc = document_at(params, offset);
-    if (!doc) return nullptr;
-    const Compilation& c = *doc->compilation;
-    Target t = find_target(c, offset);
-    if (!t.symbol || !t.symbol->range.valid()) return nullptr;
-    return location(*doc, c.sources, t.symbol->range);
+    std::optional<Cursor> at = cursor(params);
+    if (!at) return nullptr;
+    const Symbol* symbol = at->target.symbol;
+    if (!symbol || !symbol->range.valid()) return nullptr;
+    return location(*at->doc, at->doc->compilation->sources, symbol->range);
   }
 
   // ---- output
