@@ -13,6 +13,7 @@
 
 #include "c_types.h"
 #include "code_writer.h"
+#include "cpp_harness.h"
 #include "loop_shapes.h"
 #include "kdt/runtime/kdt_runtime.h"
 #include "kdt/version.h"
@@ -86,9 +87,6 @@ class KernelEmitter {
     emit_program();
     emit_launcher();
   }
-
-  // --harness: a main() for this kernel, outside the kernels' namespace.
-  void emit_harness() { emit_harness_body(); }
 
  private:
   // ----- names and locations ------------------------------------------------
@@ -1092,7 +1090,7 @@ class KernelEmitter {
     return true;
   }
 
-  // ----- the launcher and harness --------------------------------------------------------
+  // ----- the launcher --------------------------------------------------------
   // With devices(N), N > 1, every ref parameter is an array of N pointers
   // (one per device); scalars are the same on every device.
   std::string signature() {
@@ -1157,68 +1155,6 @@ class KernelEmitter {
     w_.line();
   }
 
-  void emit_harness_body() {
-    bool multi = k_.devices > 1;
-    std::string devices = std::to_string(k_.devices);
-    w_.line("// --harness: reads inputs from .npy files (or a seeded generator), runs the");
-    w_.line("// kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy" +
-            std::string(multi ? " (device-major: [devices, ...])." : "."));
-    w_.open("int main(int argc, char** argv) {");
-    w_.line("kdt_rt::HarnessArgs args;");
-    w_.line("if (!kdt_rt::parse_harness_args(argc, argv, args)) return 2;");
-    std::string call;
-    uint64_t index = 0;
-    auto shape_of = [&](const ir::Ref& r) {
-      std::string shape = multi ? devices + "u" : "";
-      for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
-      return shape;
-    };
-    for (auto [is_ref, i] : k_.params) {
-      if (!call.empty()) call += ", ";
-      if (is_ref) {
-        const ir::Ref& r = k_.refs[i];
-        w_.line("std::vector<" + ctype(r.dtype) + "> " + r.name + ";");
-        w_.line("if (!kdt_rt::harness_input(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
-                shape_of(r) + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
-        if (multi) {
-          std::string T = ctype(r.dtype);
-          w_.line("std::vector<" + T + "*> " + r.name + "_devices_;");
-          w_.line("for (size_t d = 0; d < " + devices + "; ++d) " + r.name + "_devices_.push_back(" + r.name + ".data() + d * " +
-                  std::to_string(count_of(r.shape)) + ");");
-          call += r.name + "_devices_.data()";
-        } else {
-          call += r.name + ".data()";
-        }
-      } else {
-        const ir::ScalarParam& sp = k_.scalars[i];
-        w_.line(ctype(sp.dtype) + " " + sp.name + "{};");
-        w_.line("if (!kdt_rt::harness_scalar(args, \"" + sp.kd_name + "\", " + sp.name + ", " + std::to_string(index) +
-                ")) return 2;");
-        call += sp.name;
-      }
-      ++index;
-    }
-    w_.line("kdt_rt::RunError error;");
-    w_.line("auto start = std::chrono::steady_clock::now();");
-    w_.open("if (kdt_kernels::" + k_.name + "(" + call + (call.empty() ? "" : ", ") + "args.run, &error) != 0) {");
-    w_.line("kdt_rt::report_failure(error, args.diag_json.c_str());");
-    w_.line("return 1;");
-    w_.close();
-    w_.line("double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();");
-    // The time has a line of its own: every other line of the summary is
-    // the same on every run.
-    w_.line("std::printf(\"kernel " + k_.kd_name + ": grid " + shape_string(k_.grid) + ", " + devices +
-            (k_.devices == 1 ? " device" : " devices") + "\\ntime: %.3f ms\\n\", ms);");
-    for (auto [is_ref, i] : k_.params) {
-      if (!is_ref || !k_.refs[i].is_output) continue;
-      const ir::Ref& r = k_.refs[i];
-      w_.line("if (!kdt_rt::harness_output(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
-              shape_of(r) + "}, " + r.name + ")) return 2;");
-    }
-    w_.line("return 0;");
-    w_.close();
-  }
-
   const ir::Kernel& k_;
   const SourceManager& sources_;
   const CppEmitOptions& options_;
@@ -1259,7 +1195,7 @@ std::string emit_cpp(const ir::Module& module, const SourceManager& sources, con
   w.line("}  // namespace kdt_kernels");
   if (options.harness && !module.kernels.empty()) {
     w.line();
-    KernelEmitter(module.kernels.front(), sources, options, w).emit_harness();
+    emit::emit_cpp_harness(module.kernels.front(), w);
   }
   return w.str();
 }

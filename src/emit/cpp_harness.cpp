@@ -1,0 +1,79 @@
+// The --harness main() of emitted C++ (also what `kdt run` compiles): reads
+// each parameter from a .npy file, a scalar from the command line or the
+// seeded generator, runs the kernel and writes every out/inout parameter.
+#include "cpp_harness.h"
+
+#include "c_types.h"
+#include "loop_shapes.h"
+
+namespace kdt::emit {
+
+namespace {
+
+std::string c_type(DType t) { return emit::c_type(t, "kdt_rt"); }
+
+}  // namespace
+
+void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w) {
+  bool multi = k.devices > 1;
+  std::string devices = std::to_string(k.devices);
+  w.line("// --harness: reads inputs from .npy files (or a seeded generator), runs the");
+  w.line("// kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy" +
+          std::string(multi ? " (device-major: [devices, ...])." : "."));
+  w.open("int main(int argc, char** argv) {");
+  w.line("kdt_rt::HarnessArgs args;");
+  w.line("if (!kdt_rt::parse_harness_args(argc, argv, args)) return 2;");
+  std::string call;
+  uint64_t index = 0;
+  auto shape_of = [&](const ir::Ref& r) {
+    std::string shape = multi ? devices + "u" : "";
+    for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
+    return shape;
+  };
+  for (auto [is_ref, i] : k.params) {
+    if (!call.empty()) call += ", ";
+    if (is_ref) {
+      const ir::Ref& r = k.refs[i];
+      w.line("std::vector<" + c_type(r.dtype) + "> " + r.name + ";");
+      w.line("if (!kdt_rt::harness_input(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
+              shape_of(r) + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
+      if (multi) {
+        std::string T = c_type(r.dtype);
+        w.line("std::vector<" + T + "*> " + r.name + "_devices_;");
+        w.line("for (size_t d = 0; d < " + devices + "; ++d) " + r.name + "_devices_.push_back(" + r.name + ".data() + d * " +
+                std::to_string(count_of(r.shape)) + ");");
+        call += r.name + "_devices_.data()";
+      } else {
+        call += r.name + ".data()";
+      }
+    } else {
+      const ir::ScalarParam& sp = k.scalars[i];
+      w.line(c_type(sp.dtype) + " " + sp.name + "{};");
+      w.line("if (!kdt_rt::harness_scalar(args, \"" + sp.kd_name + "\", " + sp.name + ", " + std::to_string(index) +
+              ")) return 2;");
+      call += sp.name;
+    }
+    ++index;
+  }
+  w.line("kdt_rt::RunError error;");
+  w.line("auto start = std::chrono::steady_clock::now();");
+  w.open("if (kdt_kernels::" + k.name + "(" + call + (call.empty() ? "" : ", ") + "args.run, &error) != 0) {");
+  w.line("kdt_rt::report_failure(error, args.diag_json.c_str());");
+  w.line("return 1;");
+  w.close();
+  w.line("double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();");
+  // The time has a line of its own: every other line of the summary is
+  // the same on every run.
+  w.line("std::printf(\"kernel " + k.kd_name + ": grid " + shape_string(k.grid) + ", " + devices +
+          (k.devices == 1 ? " device" : " devices") + "\\ntime: %.3f ms\\n\", ms);");
+  for (auto [is_ref, i] : k.params) {
+    if (!is_ref || !k.refs[i].is_output) continue;
+    const ir::Ref& r = k.refs[i];
+    w.line("if (!kdt_rt::harness_output(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
+            shape_of(r) + "}, " + r.name + ")) return 2;");
+  }
+  w.line("return 0;");
+  w.close();
+}
+
+}  // namespace kdt::emit

@@ -1,0 +1,12 @@
+// The main() that `--harness` and `kdt run` add to emitted C++.
+#pragma once
+
+#include "code_writer.h"
+#include "kdt/ir/ir.h"
+
+namespace kdt::emit {
+
+// Writes main() for kernel `k`, outside the kernels' namespace.
+void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w);
+
+}  // namespace kdt::emit
