@@ -166,18 +166,28 @@ int run_transpile(const Options& options) {
     emit_diagnostics(options, c->diags.sorted(), c->sources);
     return 1;
   }
+  // A depfile Make would misread is refused before anything is written.
+  std::string dep_target = !options.dep_target.empty() ? options.dep_target : options.output;
+  std::vector<std::string> deps = c->files_read;
+  // Standard input is not a file Make could check.
+  if (options.input == "-" && !deps.empty()) deps.erase(deps.begin());
+  if (options.write_depfile) {
+    std::string bad = depfile_unrepresentable(dep_target, deps);
+    if (!bad.empty()) {
+      return usage_error(options, "-MD: the path \"" + printable(bad) +
+                                      "\" holds a control character (newline, tab, ...) that no Make rule can name; "
+                                      "rename it or leave -MD out",
+                         c->diags.sorted(), &c->sources);
+    }
+  }
   // Diagnostics are written once, together with a write error if there is one.
   if (has_output) {
     std::string error = write_output(options.output, output);
     if (!error.empty()) return usage_error(options, error, c->diags.sorted(), &c->sources);
   }
   if (options.write_depfile) {
-    std::string target = !options.dep_target.empty() ? options.dep_target : options.output;
-    // Standard input is not a file Make could check.
-    std::vector<std::string> deps = c->files_read;
-    if (options.input == "-" && !deps.empty()) deps.erase(deps.begin());
-    std::string error = write_output(options.depfile, make_depfile(target, deps, options.phony_targets,
-                                                                   options.input != "-"));
+    std::string error =
+        write_output(options.depfile, make_depfile(dep_target, deps, options.phony_targets, options.input != "-"));
     if (!error.empty()) return usage_error(options, error, c->diags.sorted(), &c->sources);
   }
   emit_diagnostics(options, c->diags.sorted(), c->sources);

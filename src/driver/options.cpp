@@ -1,5 +1,6 @@
 #include "kdt/driver/options.h"
 
+#include <cctype>
 #include <boost/program_options.hpp>
 #include <sstream>
 
@@ -219,7 +220,16 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   if (vm.count("MT")) out.dep_target = vm["MT"].as<std::string>();
   out.phony_targets = vm["MP"].as<bool>();
   if (vm.count("arch")) out.arch = vm["arch"].as<std::string>();
-  if (out.arch.rfind("sm_", 0) != 0 || out.arch.size() < 5) {
+  // sm_ and a compute capability (sm_90, sm_90a, sm_100f): the value lands
+  // in emitted code and in nvcc's command line, so nothing else passes.
+  auto valid_arch = [](const std::string& a) {
+    size_t digits = 0;
+    while (3 + digits < a.size() && std::isdigit(static_cast<unsigned char>(a[3 + digits]))) ++digits;
+    size_t rest = a.size() - 3 - digits;
+    return a.rfind("sm_", 0) == 0 && digits >= 2 && digits <= 3 &&
+           (rest == 0 || (rest == 1 && (a.back() == 'a' || a.back() == 'f')));
+  };
+  if (!valid_arch(out.arch)) {
     return fail("invalid value '" + out.arch + "' for --arch; expected sm_80, sm_90, ...");
   }
   if (vm.count("threads")) {

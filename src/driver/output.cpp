@@ -97,6 +97,42 @@ std::string write_output(const std::string& path, const std::string& content) {
   return "";
 }
 
+std::string printable(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\\') out += "\\\\";
+    else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string depfile_unrepresentable(const std::string& target, const std::vector<std::string>& deps) {
+  // Make has no escape for a newline, a carriage return or a tab in a file
+  // name: written as they are they would end the rule and start a recipe.
+  auto bad = [](const std::string& path) {
+    for (char c : path) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7f) return true;
+    }
+    return false;
+  };
+  if (bad(target)) return target;
+  for (const std::string& d : deps) {
+    if (bad(d)) return d;
+  }
+  return "";
+}
+
 std::string make_depfile(const std::string& target, const std::vector<std::string>& deps, bool phony_targets,
                          bool first_is_main) {
   std::string out = escape_make(target) + ":";

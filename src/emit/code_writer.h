@@ -2,6 +2,7 @@
 // C-like emitters (C++ now; CUDA shares it).
 #pragma once
 
+#include <cstdio>
 #include <sstream>
 #include <string>
 
@@ -41,15 +42,43 @@ class CodeWriter {
   void set_line_directives(bool on) { line_directives_ = on; }
   std::string str() const { return out_.str(); }
 
+  // The body of a C/C++ string literal holding `s`: quotes and backslashes
+  // escaped, every control byte as a 3-digit octal escape (never a raw
+  // newline or carriage return, which would end the literal; octal, not
+  // hex, because a hex escape swallows the digits that follow).
   static std::string escape(const std::string& s) {
     std::string out;
     for (char c : s) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
+      unsigned char u = static_cast<unsigned char>(c);
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += c;
+      } else if (u < 0x20 || u == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\%03o", u);
+        out += buf;
+      } else {
+        out += c;
       }
-      out += c;
+    }
+    return out;
+  }
+
+  // `s` made safe inside a `//` comment: a newline or carriage return would
+  // end the comment (the rest becoming code) and a trailing backslash would
+  // splice the next line into it, so control bytes and backslashes are
+  // written as escapes, visibly.
+  static std::string comment(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (c == '\\' || u < 0x20 || u == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", u);
+        out += buf;
+      } else {
+        out += c;
+      }
     }
     return out;
   }

@@ -15,6 +15,13 @@ std::string write_output(const std::string& path, const std::string& content);
 // A Make-syntax depfile (GCC's escaping of spaces, `$` and `#`).
 // With `phony_targets`, every dependency but the main file (`deps[0]` when
 // `first_is_main`) gets an empty rule, like GCC's -MP.
+// `text` for a message: control characters and backslashes as C escapes.
+std::string printable(const std::string& text);
+
+// The first of `target` and `deps` that no Make rule can name (it holds a
+// control character such as a newline or a tab), or "" when all can.
+std::string depfile_unrepresentable(const std::string& target, const std::vector<std::string>& deps);
+
 std::string make_depfile(const std::string& target, const std::vector<std::string>& deps, bool phony_targets,
                          bool first_is_main = true);
 
