@@ -4,17 +4,21 @@
 // definition read the checked AST of the last run.
 #include "kdt/driver/lsp.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -85,12 +89,23 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 
 // ---------------------------------------------------------------------------
 // Framing
+//
+// A message is a header (`Name: value` lines ended by CRLF or LF), an empty
+// line, then exactly Content-Length bytes of JSON. A client whose
+// Content-Length is wrong puts the stream out of step: too short, and the
+// tail of its body comes before the next header, often on the same line;
+// too long, and the body swallows the start of the next message. So after a
+// frame that is malformed or whose body is not JSON the reader is *lost*: it
+// skips input, silently, up to the next `Content-Length:` wherever it stands
+// in a line, and a body that does not parse is searched for one and read
+// again from there. Bytes skipped while not lost are reported once.
 
 struct Frame {
-  enum class Status { Ok, Eof, Malformed };
+  enum class Status { Ok, Eof, Malformed, NotJson };
   Status status = Status::Eof;
-  std::string body;
-  std::string error;
+  json message;        // Ok: the parsed body
+  std::string error;   // Malformed and NotJson: what was wrong
+  size_t skipped = 0;  // bytes before this frame that were not a message, not yet reported
 };
 
 std::string lower(std::string s) {
@@ -104,62 +119,204 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-Frame read_frame(std::istream& in) {
-  Frame frame;
-  std::optional<size_t> length;
-  std::string error;
-  bool any_header = false;
-  std::string line;
-  while (true) {
-    if (!std::getline(in, line)) return frame;  // end of input (mid-header counts too)
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) {
-      if (!any_header) continue;  // stray blank lines between messages
-      break;
-    }
-    any_header = true;
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) {
-      if (error.empty()) error = "malformed header line";
-      continue;
-    }
-    std::string name = lower(trim(line.substr(0, colon)));
-    std::string value = trim(line.substr(colon + 1));
-    if (name == "content-length") {
-      bool digits = !value.empty() && value.size() <= 18;
-      for (char ch : value) digits = digits && std::isdigit(static_cast<unsigned char>(ch));
-      if (!digits) {
-        error = "invalid Content-Length '" + value.substr(0, 64) + "'";
-        continue;
-      }
-      length = std::stoull(value);
+// Where `Content-Length:` starts in `text`, in any case, from `from` on.
+size_t find_content_length(const std::string& text, size_t from = 0) {
+  static const std::string needle = "content-length:";
+  auto same = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; };
+  auto it = std::search(text.begin() + static_cast<std::ptrdiff_t>(std::min(from, text.size())), text.end(),
+                        needle.begin(), needle.end(), same);
+  return it == text.end() ? std::string::npos : static_cast<size_t>(it - text.begin());
+}
+
+// A header field name is an RFC 7230 token.
+bool is_token(const std::string& name) {
+  if (name.empty()) return false;
+  for (char ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && std::string("!#$%&'*+-.^_`|~").find(ch) == std::string::npos) {
+      return false;
     }
   }
-  if (!length && error.empty()) error = "missing Content-Length header";
-  if (!error.empty()) {
+  return true;
+}
+
+class FrameReader {
+ public:
+  explicit FrameReader(std::istream& in) : in_(*in.rdbuf()) {}
+
+  Frame next() {
+    Frame frame;
+    Frame result = read(frame);
+    if (result.status == Frame::Status::Malformed || result.status == Frame::Status::NotJson) lost_ = true;
+    return result;
+  }
+
+ private:
+  // Header lines longer than this are not headers: only their end is kept
+  // (where a `Content-Length:` may follow the tail of a body).
+  static constexpr size_t kMaxHeaderLine = 8192;
+
+  Frame read(Frame& frame) {
+    bool has_length = false;
+    size_t length = 0;
+    std::string error;
+    bool any_header = false;
+    std::string line;
+    bool overlong = false;
+    while (true) {
+      if (!read_line(line, overlong, frame)) return eof(frame);  // mid-header counts too
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      size_t at = find_content_length(line);
+      if (at != std::string::npos && (at > 0 || overlong)) {
+        // A header glued to what came before it: start the message here.
+        skip(at, frame);
+        line.erase(0, at);
+        overlong = false;
+        has_length = false;
+        error.clear();
+        any_header = false;
+        lost_ = false;
+      } else if (at == 0) {
+        lost_ = false;
+      }
+      if (lost_) {
+        skip(line.size() + 1, frame);
+        continue;
+      }
+      if (line.empty()) {
+        if (!any_header) {
+          // Stray blank lines between messages are fine; garbage before them is reported now.
+          if (frame.skipped > 0) {
+            std::string what = std::to_string(frame.skipped) + " bytes that are not a message header";
+            frame.skipped = 0;
+            return malformed(frame, what);
+          }
+          continue;
+        }
+        break;
+      }
+      size_t colon = line.find(':');
+      std::string name = colon == std::string::npos ? std::string() : lower(trim(line.substr(0, colon)));
+      if (overlong || !is_token(name)) {
+        if (!any_header) {
+          skip(line.size() + 1, frame);  // not the start of a message
+          continue;
+        }
+        if (error.empty()) error = "malformed header line";
+        continue;
+      }
+      any_header = true;
+      std::string value = trim(line.substr(colon + 1));
+      if (name == "content-length") {
+        bool digits = !value.empty() && value.size() <= 18;
+        for (char ch : value) digits = digits && std::isdigit(static_cast<unsigned char>(ch));
+        if (!digits) {
+          error = "invalid Content-Length '" + value.substr(0, 64) + "'";
+          continue;
+        }
+        length = std::stoull(value);
+        has_length = true;
+      }
+    }
+    if (!has_length && error.empty()) error = "missing Content-Length header";
+    if (!error.empty()) return malformed(frame, error);
+    if (length > kMaxBody) {
+      // Skip the body so that the next message is read from its start.
+      if (!discard(length)) return eof(frame);
+      return malformed(frame, "message too large");
+    }
+    std::string body;
+    if (!read_body(body, length)) return eof(frame);  // truncated: end of input
+    frame.message = json::parse(body, nullptr, false);
+    if (frame.message.is_discarded()) {
+      // A Content-Length too long swallows the next header: read it again.
+      size_t at = find_content_length(body, 1);
+      if (at != std::string::npos) give_back(body.substr(at));
+      frame.status = Frame::Status::NotJson;
+      frame.error = "the message is not valid JSON";
+      frame.message = nullptr;
+      return frame;
+    }
+    frame.status = Frame::Status::Ok;
+    return frame;
+  }
+
+  Frame eof(Frame& frame) {
+    frame.status = Frame::Status::Eof;
+    return frame;
+  }
+
+  Frame malformed(Frame& frame, const std::string& error) {
     frame.status = Frame::Status::Malformed;
     frame.error = error;
     return frame;
   }
-  if (*length > kMaxBody) {
-    // Skip the body so that the next message is read from its start.
-    size_t left = *length;
-    char buffer[65536];
-    while (left > 0 && in) {
-      in.read(buffer, static_cast<std::streamsize>(std::min(left, sizeof buffer)));
-      left -= static_cast<size_t>(in.gcount());
-    }
-    if (left > 0) return frame;
-    frame.status = Frame::Status::Malformed;
-    frame.error = "message too large";
-    return frame;
+
+  // Counts skipped bytes: reported with the next frame unless the reader is
+  // lost (the frame that lost it was reported already).
+  void skip(size_t bytes, Frame& frame) {
+    if (!lost_) frame.skipped += bytes;
   }
-  frame.body.resize(*length);
-  in.read(frame.body.data(), static_cast<std::streamsize>(*length));
-  if (static_cast<size_t>(in.gcount()) != *length) return frame;  // truncated: end of input
-  frame.status = Frame::Status::Ok;
-  return frame;
-}
+
+  int get() {
+    if (pending_at_ < pending_.size()) return static_cast<unsigned char>(pending_[pending_at_++]);
+    return in_.sbumpc();
+  }
+
+  void give_back(std::string bytes) {
+    pending_ = std::move(bytes) + pending_.substr(pending_at_);
+    pending_at_ = 0;
+  }
+
+  // One line without its '\n'; false at end of input. A line longer than
+  // kMaxHeaderLine keeps only its end and sets `overlong`.
+  bool read_line(std::string& line, bool& overlong, Frame& frame) {
+    line.clear();
+    overlong = false;
+    while (true) {
+      int ch = get();
+      if (ch == std::char_traits<char>::eof()) return false;
+      if (ch == '\n') return true;
+      line += static_cast<char>(ch);
+      if (line.size() > kMaxHeaderLine) {
+        size_t keep = 64;  // more than `Content-Length: ` and a number
+        skip(line.size() - keep, frame);
+        line.erase(0, line.size() - keep);
+        overlong = true;
+      }
+    }
+  }
+
+  bool read_body(std::string& body, size_t length) {
+    body.resize(length);
+    size_t done = 0;
+    while (done < length && pending_at_ < pending_.size()) body[done++] = pending_[pending_at_++];
+    while (done < length) {
+      std::streamsize n = in_.sgetn(body.data() + done, static_cast<std::streamsize>(length - done));
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  bool discard(size_t length) {
+    char buffer[65536];
+    while (length > 0 && pending_at_ < pending_.size()) {
+      ++pending_at_;
+      --length;
+    }
+    while (length > 0) {
+      std::streamsize n = in_.sgetn(buffer, static_cast<std::streamsize>(std::min(length, sizeof buffer)));
+      if (n <= 0) return false;
+      length -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  std::streambuf& in_;
+  std::string pending_;  // bytes read once and given back, read before `in_`
+  size_t pending_at_ = 0;
+  bool lost_ = false;  // out of step: skip up to the next Content-Length
+};
 
 // ---------------------------------------------------------------------------
 // Walking the checked AST
@@ -293,6 +450,89 @@ std::string describe(const Symbol* symbol, const Type& type, const std::string& 
 }
 
 // ---------------------------------------------------------------------------
+// Parameters
+//
+// Every field a method reads is checked before it is used: a request whose
+// parameters do not have the shape LSP gives them gets -32602 (a
+// notification is dropped, with a log message), never a guess. Numbers are
+// never converted from a float (`1.5`, `1e300`) or from outside their range.
+
+struct InvalidParams : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `value` as the message shows it: JSON, cut short.
+std::string shown(const json& value) {
+  std::string text = dump(value);
+  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+const json& member(const json& object, const char* name, const std::string& where) {
+  if (!object.is_object()) throw InvalidParams("`" + where + "` must be an object, not " + shown(object));
+  auto it = object.find(name);
+  if (it == object.end()) throw InvalidParams("`" + where + "` has no `" + name + "`");
+  return *it;
+}
+
+const json& object_member(const json& object, const char* name, const std::string& where) {
+  const json& value = member(object, name, where);
+  if (!value.is_object()) throw InvalidParams("`" + where + "." + name + "` must be an object, not " + shown(value));
+  return value;
+}
+
+std::string string_member(const json& object, const char* name, const std::string& where) {
+  const json& value = member(object, name, where);
+  if (!value.is_string()) throw InvalidParams("`" + where + "." + name + "` must be a string, not " + shown(value));
+  return value.get<std::string>();
+}
+
+// An integer from `lo` to `hi`, as JSON wrote it: a float (even `1.0`), a
+// string or a number out of range is refused.
+int64_t integer_value(const json& value, int64_t lo, int64_t hi, const std::string& what) {
+  bool ok = false;
+  int64_t n = 0;
+  if (value.is_number_unsigned()) {
+    uint64_t u = value.get<uint64_t>();
+    ok = u <= static_cast<uint64_t>(hi);
+    n = ok ? static_cast<int64_t>(u) : 0;
+  } else if (value.is_number_integer()) {
+    n = value.get<int64_t>();
+    ok = lo <= n && n <= hi;
+  }
+  if (!ok) {
+    throw InvalidParams("`" + what + "` must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                        ", not " + shown(value));
+  }
+  return n;
+}
+
+// LSP's `uinteger` and `integer`.
+constexpr int64_t kMaxInteger = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMinInteger = std::numeric_limits<int32_t>::min();
+
+// An LSP Position: zero-based line and UTF-16 character.
+struct Position {
+  uint32_t line = 0;
+  uint32_t character = 0;
+};
+
+Position position_member(const json& object, const char* name, const std::string& where) {
+  const json& pos = object_member(object, name, where);
+  std::string at = where + "." + name;
+  Position p;
+  p.line = static_cast<uint32_t>(integer_value(member(pos, "line", at), 0, kMaxInteger, at + ".line"));
+  p.character = static_cast<uint32_t>(integer_value(member(pos, "character", at), 0, kMaxInteger, at + ".character"));
+  return p;
+}
+
+// `textDocument.version`, when the client sent one.
+std::optional<int64_t> version_member(const json& text_document, const std::string& where) {
+  auto it = text_document.find("version");
+  if (it == text_document.end() || it->is_null()) return std::nullopt;
+  return integer_value(*it, kMinInteger, kMaxInteger, where + ".version");
+}
+
+// ---------------------------------------------------------------------------
 // The server
 
 struct Document {
@@ -309,16 +549,17 @@ class Server {
 
   // Returns the exit status once `exit` arrives, or nullopt to go on.
   std::optional<int> handle_frame(const Frame& frame) {
-    if (frame.status == Frame::Status::Malformed) {
-      send_error(nullptr, kParseError, "malformed message: " + frame.error);
-      return std::nullopt;
+    if (frame.skipped > 0) {
+      send_error(nullptr, kParseError,
+                 "ignored " + std::to_string(frame.skipped) + " bytes that are not a message header");
     }
-    json message = json::parse(frame.body, nullptr, false);
-    if (message.is_discarded()) {
-      send_error(nullptr, kParseError, "the message is not valid JSON");
-      return std::nullopt;
+    switch (frame.status) {
+      case Frame::Status::Ok: return handle(frame.message);
+      case Frame::Status::Malformed: send_error(nullptr, kParseError, "malformed message: " + frame.error); break;
+      case Frame::Status::NotJson: send_error(nullptr, kParseError, frame.error); break;
+      case Frame::Status::Eof: break;
     }
-    return handle(message);
+    return std::nullopt;
   }
 
   bool shut_down() const { return shutdown_; }
@@ -350,7 +591,13 @@ class Server {
       return std::nullopt;
     }
     const std::string method = *method_it;
+    // JSON-RPC's params are an object or an array; LSP clients send null
+    // (or nothing) to methods that take none.
     json params = message.value("params", json::object());
+    if (!params.is_object() && !params.is_array() && !params.is_null()) {
+      if (is_request) send_error(id, kInvalidRequest, "`params` must be an object or an array, not " + shown(params));
+      return std::nullopt;
+    }
     try {
       if (method == "exit") return shutdown_ ? 0 : 1;
       if (is_request) {
@@ -358,12 +605,26 @@ class Server {
       } else {
         handle_notification(method, params);
       }
+    } catch (const InvalidParams& e) {
+      failed(is_request, id, method, kInvalidParams, std::string("invalid params: ") + e.what());
     } catch (const json::exception& e) {
-      if (is_request) send_error(id, kInvalidParams, std::string("invalid params: ") + e.what());
+      failed(is_request, id, method, kInvalidParams, std::string("invalid params: ") + e.what());
     } catch (const std::exception& e) {
-      if (is_request) send_error(id, kInternalError, std::string("internal error: ") + e.what());
+      failed(is_request, id, method, kInternalError, std::string("internal error: ") + e.what());
     }
     return std::nullopt;
+  }
+
+  // A request gets the error; a notification has no answer, so the client
+  // is told in its log.
+  void failed(bool is_request, const json& id, const std::string& method, int code, const std::string& message) {
+    if (is_request) {
+      send_error(id, code, message);
+    } else {
+      send({{"jsonrpc", "2.0"},
+            {"method", "window/logMessage"},
+            {"params", {{"type", 1}, {"message", "kdt: ignored " + method + ": " + message}}}});
+    }
   }
 
   void handle_request(const json& id, const std::string& method, const json& params) {
@@ -407,24 +668,35 @@ class Server {
   void handle_notification(const std::string& method, const json& params) {
     if (!initialized_ || shutdown_) return;  // dropped, as the protocol asks
     if (method == "textDocument/didOpen") {
-      const json& td = params.at("textDocument");
-      std::string uri = td.at("uri");
+      const json& td = object_member(params, "textDocument", "params");
+      std::string uri = string_member(td, "uri", "params.textDocument");
+      std::string text = string_member(td, "text", "params.textDocument");
+      std::optional<int64_t> version = version_member(td, "params.textDocument");
       Document& doc = docs_[uri];
       doc.uri = uri;
       doc.path = path_from_uri(uri);
-      doc.text = td.at("text").get<std::string>();
-      doc.version = td.value("version", int64_t{0});
+      doc.text = std::move(text);
+      doc.version = version.value_or(0);
       check(doc);
     } else if (method == "textDocument/didChange") {
-      std::string uri = params.at("textDocument").at("uri");
+      const json& td = object_member(params, "textDocument", "params");
+      std::string uri = string_member(td, "uri", "params.textDocument");
+      std::optional<int64_t> version = version_member(td, "params.textDocument");
+      const json& changes = member(params, "contentChanges", "params");
+      if (!changes.is_array()) throw InvalidParams("`params.contentChanges` must be an array, not " + shown(changes));
       auto it = docs_.find(uri);
       if (it == docs_.end()) return;
       Document& doc = it->second;
-      for (const json& change : params.at("contentChanges")) apply_change(doc.text, change);
-      doc.version = params.at("textDocument").value("version", doc.version);
+      // All or nothing: a bad change leaves the document as it was.
+      std::string text = doc.text;
+      for (size_t i = 0; i < changes.size(); ++i) {
+        apply_change(text, changes[i], "params.contentChanges[" + std::to_string(i) + "]");
+      }
+      doc.text = std::move(text);
+      if (version) doc.version = *version;
       check(doc);
     } else if (method == "textDocument/didClose") {
-      std::string uri = params.at("textDocument").at("uri");
+      std::string uri = string_member(object_member(params, "textDocument", "params"), "uri", "params.textDocument");
       docs_.erase(uri);
       publish(uri, json::array(), std::nullopt);
     }
@@ -444,21 +716,21 @@ class Server {
     }
   }
 
-  static void apply_change(std::string& text, const json& change) {
+  static void apply_change(std::string& text, const json& change, const std::string& where) {
+    std::string replacement = string_member(change, "text", where);
     if (!change.contains("range")) {
-      text = change.at("text").get<std::string>();
+      text = std::move(replacement);
       return;
     }
-    const json& range = change.at("range");
+    const json& range = object_member(change, "range", where);
+    Position start = position_member(range, "start", where + ".range");
+    Position end_pos = position_member(range, "end", where + ".range");
     SourceManager sm;
     FileId id = sm.add("", text);
-    auto offset = [&](const json& pos) {
-      return sm.offset_of_utf16(id, pos.at("line").get<uint32_t>(), pos.at("character").get<uint32_t>());
-    };
-    uint32_t begin = offset(range.at("start"));
-    uint32_t end = offset(range.at("end"));
+    uint32_t begin = sm.offset_of_utf16(id, start.line, start.character);
+    uint32_t end = sm.offset_of_utf16(id, end_pos.line, end_pos.character);
     if (end < begin) std::swap(begin, end);
-    text.replace(begin, end - begin, change.at("text").get<std::string>());
+    text.replace(begin, end - begin, replacement);
   }
 
   // ---- diagnostics
@@ -568,14 +840,14 @@ class Server {
     SourceRange range;                // what the cursor is on
   };
 
-  // Where the request points, in a document with a checked AST.
+  // Where the request points, in a document with a checked AST. The
+  // parameters are checked first, whether the document is open or not.
   const Document* document_at(const json& params, uint32_t& offset) const {
-    std::string uri = params.at("textDocument").at("uri");
+    std::string uri = string_member(object_member(params, "textDocument", "params"), "uri", "params.textDocument");
+    Position pos = position_member(params, "position", "params");
     auto it = docs_.find(uri);
     if (it == docs_.end() || !it->second.compilation || !it->second.compilation->parsed) return nullptr;
-    const json& pos = params.at("position");
-    offset = it->second.compilation->sources.offset_of_utf16(1, pos.at("line").get<uint32_t>(),
-                                                              pos.at("character").get<uint32_t>());
+    offset = it->second.compilation->sources.offset_of_utf16(1, pos.line, pos.character);
     return &it->second;
   }
 
@@ -681,10 +953,32 @@ class Server {
   std::map<std::string, Document> docs_;
 };
 
+std::string lsp_help_text() {
+  std::ostringstream s;
+  s << "Usage: kdt lsp [-I DIR] [-D NAME=VALUE] [--max-...=N] [--stdio]\n\n"
+       "A Language Server Protocol server on standard input and output: it publishes the\n"
+       "diagnostics of the open .kd files as they are edited, and answers hover (type and\n"
+       "shape) and go-to-definition. See docs/editors.md.\n\n"
+       "Options:\n"
+       "  -I DIR                    search DIR for included files (also initializationOptions.includeDirs)\n"
+       "  -D NAME=VALUE             set `const NAME` to the integer VALUE (also initializationOptions.defines)\n";
+  for (const LimitFlag& flag : limit_flags()) {
+    std::string name = std::string("--") + flag.name + "=N";
+    s << "  " << name << std::string(name.size() < 26 ? 26 - name.size() : 1, ' ') << flag.help << "\n";
+  }
+  s << "  --stdio                   accepted and ignored (the only transport)\n"
+       "  -h, --help                print this help and exit\n";
+  return s.str();
+}
+
 bool parse_lsp_args(const std::vector<std::string>& args, Options& options, std::string& error) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--stdio") continue;  // what most clients pass
+    if (a == "--help" || a == "-h") {
+      options.help = true;
+      continue;
+    }
     // The limits, as for `kdt` and `kdt run`: --max-nesting=N, ...
     const LimitFlag* limit = nullptr;
     for (const LimitFlag& flag : limit_flags()) {
@@ -717,7 +1011,8 @@ bool parse_lsp_args(const std::vector<std::string>& args, Options& options, std:
       }
       continue;
     }
-    error = "unknown argument '" + a + "' for `kdt lsp` (it takes -I DIR, -D NAME=VALUE, the --max-*=N limits and --stdio)";
+    error = "unknown argument '" + a +
+            "' for `kdt lsp` (it takes -I DIR, -D NAME=VALUE, the --max-*=N limits and --stdio; see kdt lsp --help)";
     return false;
   }
   return true;
@@ -729,9 +1024,15 @@ int lsp_serve(std::istream& in, std::ostream& out, const std::vector<std::string
   Options options;
   std::string error;
   if (!parse_lsp_args(args, options, error)) return usage_error(options, error);
+  if (options.help) {
+    out << lsp_help_text();
+    out.flush();
+    return 0;
+  }
   Server server(out, options);
+  FrameReader reader(in);
   while (true) {
-    Frame frame = read_frame(in);
+    Frame frame = reader.next();
     if (frame.status == Frame::Status::Eof) return server.shut_down() ? 0 : 1;
     if (std::optional<int> status = server.handle_frame(frame)) return *status;
   }

@@ -156,6 +156,35 @@ class LspClient {
 json pos(int line, int character) { return {{"line", line}, {"character", character}}; }
 json range(int l0, int c0, int l1, int c1) { return {{"start", pos(l0, c0)}, {"end", pos(l1, c1)}}; }
 
+// The next message from the server; fails the test when none comes in `timeout_ms`.
+json next_message(LspClient& client, int timeout_ms = 5000) {
+  std::optional<json> m = client.receive(timeout_ms);
+  REQUIRE_MESSAGE(m.has_value(), "the server sent nothing within " << timeout_ms << " ms");
+  return *m;
+}
+
+// A JSON-RPC error with no id (the server could not tell which request it was).
+void check_parse_error(LspClient& client) {
+  json m = next_message(client);
+  CHECK(m["error"]["code"] == -32700);
+  CHECK(m["id"].is_null());
+}
+
+std::string frame(const std::string& body) {
+  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string request_text(int id, const std::string& method, const json& params) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump();
+}
+
+// The error code of the answer to request `id`, which must come next.
+json answer(LspClient& client, int id) {
+  json m = next_message(client);
+  CHECK(m["id"] == id);
+  return m;
+}
+
 void initialize(LspClient& client) {
   client.request(1, "initialize", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}});
   json init = client.response(1);
@@ -285,6 +314,162 @@ TEST_SUITE("lsp") {
     CHECK(shutdown["result"].is_null());
     client.notify("exit", nullptr);
     CHECK(client.wait_exit() == 0);
+  }
+
+  TEST_CASE("framing: a wrong Content-Length or garbage loses one message, not the session") {
+    LspClient client;
+    initialize(client);
+    // Too short: the body's tail stays in the stream, glued to the next header.
+    std::string hover =
+        request_text(2, "textDocument/hover", {{"textDocument", {{"uri", "file:///x.kd"}}}, {"position", pos(0, 0)}});
+    client.send_raw("Content-Length: 10\r\n\r\n" + hover);
+    check_parse_error(client);
+    client.send_raw(frame(request_text(3, "kdt/noSuchMethod", json::object())));
+    CHECK(answer(client, 3)["error"]["code"] == -32601);
+    // Too short again, the tail with a newline in it, then two requests at once.
+    client.send_raw("Content-Length: 4\r\n\r\n{\"jsonrpc\":\n\"2.0\"}\r\n" + frame(request_text(4, "kdt/x", nullptr)) +
+                    frame(request_text(5, "kdt/y", nullptr)));
+    check_parse_error(client);
+    CHECK(answer(client, 4)["error"]["code"] == -32601);
+    CHECK(answer(client, 5)["error"]["code"] == -32601);
+    // Too long: the body swallows the start of the next message, which is read again.
+    std::string swallowed = request_text(6, "kdt/z", nullptr);
+    client.send_raw("Content-Length: " + std::to_string(swallowed.size() + 30) + "\r\n\r\n" + swallowed +
+                    frame(request_text(7, "kdt/w", nullptr)));
+    check_parse_error(client);
+    CHECK(answer(client, 7)["error"]["code"] == -32601);
+    // A body that is not JSON, then a request.
+    client.send_raw("Content-Length: 5\r\n\r\nhello");
+    check_parse_error(client);
+    client.send_raw(frame(request_text(8, "kdt/v", nullptr)));
+    CHECK(answer(client, 8)["error"]["code"] == -32601);
+    // Lines that are not headers: reported once, at the blank line or with the next message.
+    client.send_raw("this is not a header\r\n\r\n");
+    check_parse_error(client);
+    client.send_raw(frame(request_text(9, "kdt/u", nullptr)));
+    CHECK(answer(client, 9)["error"]["code"] == -32601);
+    client.send_raw("junk" + frame(request_text(10, "kdt/t", nullptr)));
+    check_parse_error(client);
+    CHECK(answer(client, 10)["error"]["code"] == -32601);
+    // A line longer than any header, without a newline, then a message glued to it.
+    client.send_raw(std::string(20000, 'x') + frame(request_text(11, "kdt/s", nullptr)));
+    check_parse_error(client);
+    CHECK(answer(client, 11)["error"]["code"] == -32601);
+    // A header the server cannot use, then its body, then a request.
+    client.send_raw("Content-Type: application/vscode-jsonrpc\r\n\r\n{\"jsonrpc\": \"2.0\"}\r\n");
+    check_parse_error(client);
+    client.send_raw(frame(request_text(12, "shutdown", nullptr)));
+    CHECK(answer(client, 12)["result"].is_null());
+    client.notify("exit", nullptr);
+    CHECK(client.wait_exit() == 0);
+  }
+
+  TEST_CASE("malformed requests get JSON-RPC errors; bad parameters get -32602, never a guess") {
+    kdt::test::TempDir tmp;
+    std::string uri = kdt::uri_from_path(tmp.file("k.kd"));
+    LspClient client;
+    initialize(client);
+    client.notify("textDocument/didOpen",
+                  {{"textDocument",
+                    {{"uri", uri},
+                     {"languageId", "kd"},
+                     {"version", 1},
+                     {"text", "kernel k(x: inout f32[4] @global) grid(1) {\n    x[...] = x * 2.0;\n}\n"}}}});
+    CHECK(client.diagnostics_for(uri)["diagnostics"] == json::array());
+    json td = {{"uri", uri}};
+    int id = 100;
+    auto expect_invalid = [&](const std::string& method, const json& params) {
+      client.request(++id, method, params);
+      json m = answer(client, id);
+      CHECK_MESSAGE(m["error"]["code"] == -32602, method << " " << params.dump() << " -> " << m.dump());
+    };
+    for (const char* method : {"textDocument/hover", "textDocument/definition"}) {
+      expect_invalid(method, json::object());
+      expect_invalid(method, nullptr);
+      expect_invalid(method, json::array());
+      expect_invalid(method, {{"textDocument", td}});
+      expect_invalid(method, {{"textDocument", {{"uri", 5}}}, {"position", pos(0, 0)}});
+      expect_invalid(method, {{"textDocument", td}, {"position", "0:0"}});
+      expect_invalid(method, {{"textDocument", td}, {"position", {{"line", 1}}}});
+      expect_invalid(method, {{"textDocument", td}, {"position", {{"line", "1"}, {"character", 0}}}});
+      // Not integers, or out of LSP's uinteger range: never converted.
+      for (const json& bad : {json(1e300), json(1.5), json(1.0), json(-1), json(2147483648LL), json(-1e300),
+                              json(18446744073709551615ULL), json(true), json(nullptr)}) {
+        expect_invalid(method, {{"textDocument", td}, {"position", {{"line", bad}, {"character", 0}}}});
+        expect_invalid(method, {{"textDocument", td}, {"position", {{"line", 1}, {"character", bad}}}});
+      }
+      // The same for a document that is not open: the parameters are checked first.
+      expect_invalid(method, {{"textDocument", {{"uri", "file:///not/open.kd"}}},
+                              {"position", {{"line", 1.5}, {"character", 0}}}});
+      expect_invalid(method, {{"textDocument", {{"uri", "file:///not/open.kd"}}}});
+    }
+    // In range, past the end of the document: nothing there.
+    client.request(++id, "textDocument/hover", {{"textDocument", td}, {"position", pos(2147483647, 2147483647)}});
+    CHECK(answer(client, id)["result"].is_null());
+    client.request(++id, "textDocument/hover",
+                   {{"textDocument", {{"uri", "file:///not/open.kd"}}}, {"position", pos(0, 0)}});
+    CHECK(answer(client, id)["result"].is_null());
+    // Hover on `x` still works.
+    client.request(++id, "textDocument/hover", {{"textDocument", td}, {"position", pos(1, 4)}});
+    CHECK(answer(client, id)["result"]["contents"]["value"].get<std::string>().find("param x") != std::string::npos);
+
+    // Requests that are not JSON-RPC: -32600; unknown methods: -32601.
+    client.send({{"jsonrpc", "2.0"}, {"id", ++id}, {"method", "textDocument/hover"}, {"params", 5}});
+    CHECK(answer(client, id)["error"]["code"] == -32600);
+    client.send({{"jsonrpc", "1.0"}, {"id", ++id}, {"method", "shutdown"}});
+    CHECK(answer(client, id)["error"]["code"] == -32600);
+    client.send({{"jsonrpc", "2.0"}, {"id", ++id}, {"method", 5}});
+    CHECK(answer(client, id)["error"]["code"] == -32600);
+    client.send({{"jsonrpc", "2.0"}, {"id", 1.5}, {"method", "shutdown"}});
+    json bad_id = next_message(client);
+    CHECK(bad_id["error"]["code"] == -32600);
+    CHECK(bad_id["id"].is_null());
+    client.request(++id, "$/kdt/unknown", json::object());
+    CHECK(answer(client, id)["error"]["code"] == -32601);
+
+    // A notification is never answered: an unknown one is ignored, a bad
+    // one is logged and changes nothing.
+    client.notify("kdt/noSuchNotification", {{"line", 1e300}});
+    client.notify("$/setTrace", {{"value", "off"}});
+    client.notify(
+        "textDocument/didChange",
+        {{"textDocument", {{"uri", uri}, {"version", 2}}},
+         {"contentChanges",
+          {{{"range", range(0, 0, 0, 0)}, {"text", "x"}},
+           {{"range", {{"start", {{"line", 1e300}, {"character", 0}}}, {"end", pos(0, 0)}}}, {"text", "y"}}}}});
+    json log = next_message(client);
+    CHECK(log["method"] == "window/logMessage");
+    CHECK(log["params"]["type"] == 1);
+    CHECK(log["params"]["message"].get<std::string>().find("contentChanges[1].range.start.line") != std::string::npos);
+    client.notify("textDocument/didChange",
+                  {{"textDocument", {{"uri", uri}, {"version", 2.5}}}, {"contentChanges", {{{"text", "garbage"}}}}});
+    CHECK(next_message(client)["method"] == "window/logMessage");
+    client.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", "file:///other.kd"}, {"version", 1e300}, {"text", ""}}}});
+    CHECK(next_message(client)["method"] == "window/logMessage");
+    // The document is as it was: no change applied, `x` still at (1, 4).
+    client.request(++id, "textDocument/hover", {{"textDocument", td}, {"position", pos(1, 4)}});
+    CHECK(answer(client, id)["result"]["contents"]["value"].get<std::string>().find("param x") != std::string::npos);
+    client.request(++id, "textDocument/hover",
+                   {{"textDocument", {{"uri", "file:///other.kd"}}}, {"position", pos(0, 0)}});
+    CHECK(answer(client, id)["result"].is_null());
+    client.request(++id, "shutdown", nullptr);
+    CHECK(answer(client, id)["result"].is_null());
+    client.notify("exit", nullptr);
+    CHECK(client.wait_exit() == 0);
+  }
+
+  TEST_CASE("kdt lsp --help prints the usage and exits 0") {
+    for (const char* flag : {"--help", "-h"}) {
+      kdt::test::RunResult r = kdt::test::run_kdt(std::string("lsp ") + flag);
+      CHECK(r.status == 0);
+      CHECK(r.out.find("Usage: kdt lsp") != std::string::npos);
+      CHECK(r.out.find("--max-nesting=N") != std::string::npos);
+      CHECK(r.err.empty());
+    }
+    kdt::test::RunResult bad = kdt::test::run_kdt("lsp --no-such-flag");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("kdt lsp --help") != std::string::npos);
   }
 
   TEST_CASE("exit without shutdown, requests before initialize, end of input") {
