@@ -85,6 +85,7 @@ class KernelEmitter {
     emit_dma_sites();
     emit_run_dma();
     emit_program();
+    if (options_.checks && k_.devices > 1) emit_launch_end_checks();
     emit_launcher();
   }
 
@@ -128,6 +129,7 @@ class KernelEmitter {
       w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + s.name + "[" +
               std::to_string(s.count) + "];");
     }
+    if (options_.checks) w_.line("kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check");
     w_.line("int64_t program[" + std::to_string(k_.grid.size()) + "];  // program ids");
     w_.line("int64_t flat = 0;  // flattened program index");
     w_.close("};");
@@ -152,6 +154,7 @@ class KernelEmitter {
     w_.open("if (!slot) {");
     w_.line("slot = std::make_unique<" + n + "_program_state>();");
     w_.line("slot->flat = flat;");
+    if (options_.checks) w_.line("slot->clock.init(device, flat, " + std::to_string(k_.devices) + ");");
     if (options_.checks) {
       for (const ir::Ref& r : k_.refs) {
         if (!r.is_param) w_.line("slot->" + r.name + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
@@ -265,32 +268,48 @@ class KernelEmitter {
     w_.line("const " + k_.name + "_params& p = L.params[static_cast<size_t>(device)];");
     w_.line("const kdt_rt::RunOptions& options = L.options;");
     w_.line("(void)p, (void)options;");
-    if (options_.checks) {
-      w_.line("// Identifies this program for the cross-program race check.");
-      w_.line("[[maybe_unused]] const int64_t program_ = int64_t{device} * " + std::to_string(count_of(k_.grid)) + " + s.flat;");
-    }
     block(k_.body);
-    if (options_.checks) emit_leak_checks();
+    if (options_.checks) emit_leak_checks("std::string(\"the program ends\")");
     w_.close();
     w_.line();
   }
 
-  void emit_leak_checks() {
+  // Every DMA retired and every semaphore back at 0, in state `s`. `when`
+  // is a C++ expression naming the moment for the message.
+  void emit_leak_checks(const std::string& when) {
     for (const ir::Semaphore& sem : k_.sems) {
+      std::string name = sem.is_array ? "`" + sem.kd_name + "[\" + std::to_string(k_) + \"]`" : "`" + sem.kd_name + "`";
       w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
       if (sem.kind == SemKind::Dma) {
         w_.open("if (!s." + sem.name + "[k_].in_flight.empty()) {");
-        w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name +
-                "[k_].in_flight.front()->loc, \"this DMA is never retired: the program ends with it in flight on `" +
-                sem.name + "`\");");
+        w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name + "[k_].in_flight.front()->loc, \"this DMA is never retired: \" + " +
+                when + " + \" with it in flight on " + name + "\");");
       } else {
         w_.open("if (s." + sem.name + "[k_].value != 0) {");
-        w_.line("kdt_rt::fail(\"semaphore-leak\", " + loc(k_.range) + ", \"semaphore `" + sem.name +
-                "` is \" + std::to_string(s." + sem.name + "[k_].value) + \" when the program ends; it must be back at 0\");");
+        w_.line("kdt_rt::fail(\"semaphore-leak\", " + loc(k_.range) + ", \"semaphore " + name + " is \" + std::to_string(s." +
+                sem.name + "[k_].value) + \" when \" + " + when + " + \"; it must be back at 0\");");
       }
       w_.close();
       w_.close();
     }
+  }
+
+  // With devices(N), a remote DMA or signal may reach a program after it
+  // ended: what is left in any program's semaphores when the launch ends
+  // is a leak too (the receiver never waited).
+  void emit_launch_end_checks() {
+    int64_t programs = count_of(k_.grid);
+    w_.line("// Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).");
+    w_.open("[[maybe_unused]] static void " + k_.name + "_launch_end_checks(" + k_.name + "_launch& L) {");
+    w_.open("for (size_t i_ = 0; i_ < L.states.size(); ++i_) {");
+    w_.line("if (!L.states[i_]) continue;");
+    w_.line(k_.name + "_program_state& s = *L.states[i_];");
+    w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(i_ / " + std::to_string(programs) +
+            ") + \", program \" + std::to_string(s.flat) + \")\";");
+    emit_leak_checks("when_");
+    w_.close();
+    w_.close();
+    w_.line();
   }
 
   void block(const ir::Block& b) {
@@ -362,7 +381,16 @@ class KernelEmitter {
           state = "L.state(kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
                   loc(s.device->range) + "), s.flat)";
         }
-        w_.line(sem_ref(s.sem, state) + ".value += " + scalar(*s.amount) + ";");
+        if (options_.checks) {
+          // The signaller's past happens before whatever its waiter does next.
+          w_.open("{");
+          w_.line("auto& sem_ = " + sem_ref(s.sem, state) + ";");
+          w_.line("sem_.value += " + scalar(*s.amount) + ";");
+          w_.line("kdt_rt::release(sem_, s.clock);");
+          w_.close();
+        } else {
+          w_.line(sem_ref(s.sem, state) + ".value += " + scalar(*s.amount) + ";");
+        }
         break;
       }
       case ir::StmtKind::SemWait: {
@@ -372,9 +400,10 @@ class KernelEmitter {
         w_.line("auto& sem_ = " + sem + ";");
         w_.line("const int64_t amount_ = " + amount + ";");
         w_.line("L.scheduler.wait_until(device, [&] { return sem_.value >= amount_; }, {\"sem_wait on `" +
-                k_.sems[s.sem.sem].name + "` (value \" + std::to_string(sem_.value) + \", needs \" + std::to_string(amount_) + \")\", " +
+                k_.sems[s.sem.sem].kd_name + "` (value \" + std::to_string(sem_.value) + \", needs \" + std::to_string(amount_) + \")\", " +
                 loc(s.range) + ", s.flat});");
         w_.line("sem_.value -= amount_;");
+        if (options_.checks) w_.line("kdt_rt::acquire(s.clock, sem_);");
         w_.close();
         break;
       }
@@ -445,7 +474,7 @@ class KernelEmitter {
       w_.line(d + "->dst_shadow = &" + shadow_of(s.dst->ref, d + "->dst_device", dst_state) + ";");
       w_.line(d + "->dst_sem = &" + sem_ref(s.sem, dst_state) + ";");
       w_.line(d + "->has_src_sem = " + std::string(s.src_sem ? "true" : "false") + ";");
-      w_.line("kdt_rt::claim_dma(" + d + ");");
+      w_.line("kdt_rt::claim_dma(" + d + ", s.clock);");
     }
     w_.line("if (options.eager_dma) " + k_.name + "_run_dma(L, *" + d + ");");
     w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
@@ -454,7 +483,7 @@ class KernelEmitter {
   }
 
   void dma_retire(const ir::Stmt& s) {
-    const std::string& name = k_.sems[s.sem.sem].name;
+    const std::string& name = k_.sems[s.sem.sem].kd_name;
     w_.open("{");
     w_.line("auto& sem_ = " + sem_ref(s.sem) + ";");
     w_.line("L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {\"dma_wait on `" + name +
@@ -469,7 +498,7 @@ class KernelEmitter {
       w_.line("throw kdt_rt::RunFailure{e_};");
       w_.close();
     }
-    if (options_.checks) w_.line("kdt_rt::retire_claims(*d_, &sem_);");
+    if (options_.checks) w_.line("kdt_rt::retire_claims(*d_, &sem_, s.clock);");
     // on_wait: the data moves now, at the first wait that retires the DMA.
     w_.line("if (!d_->landed) " + k_.name + "_run_dma(L, *d_);");
     w_.close();
@@ -628,7 +657,7 @@ class KernelEmitter {
     view_starts_[&e] = starts;
     if (options_.checks) {
       if (!e.mask) {
-        w_.line("kdt_rt::check_access(" + shadow_of(e.view->ref) + ", " + box_of(*e.view, starts) + ", false, program_, " +
+        w_.line("kdt_rt::check_access(" + shadow_of(e.view->ref) + ", " + box_of(*e.view, starts) + ", kdt_rt::Access::Read, s.clock, " +
                 site(e.range) + ");");
       } else {
         masked_sites_[&e] = site(e.range);
@@ -750,8 +779,8 @@ class KernelEmitter {
         if (!options_.checks) return "(" + mask + " ? " + access + " : " + other + ")";
         // Masked-on elements must lie inside the ref.
         std::string inside = in_bounds(*e.view, coords);
-        std::string shadow_check = "kdt_rt::check_written(" + shadow_of(e.view->ref) + ", static_cast<size_t>(" + offset +
-                                   "), " + masked_sites_.at(&e) + "), ";
+        std::string shadow_check = "kdt_rt::check_element(" + shadow_of(e.view->ref) + ", static_cast<size_t>(" + offset +
+                                   "), kdt_rt::Access::Read, s.clock, " + masked_sites_.at(&e) + "), ";
         return "(" + mask + " ? ((" + inside + ") ? (" + shadow_check + access + ") : (kdt_rt::fail(\"out-of-bounds\", " +
                loc(e.range) + ", \"a masked-on element lies outside the ref\"), " + access + ")) : " + other + ")";
       }
@@ -1004,6 +1033,11 @@ class KernelEmitter {
   }
 
   // ----- stores into views ---------------------------------------------------------------
+  // `+=` and friends read what they write.
+  static std::string access_kind(const ir::Stmt& s) {
+    return s.store_op == ir::StoreOp::Assign ? "kdt_rt::Access::Write" : "kdt_rt::Access::Update";
+  }
+
   void store_view(const ir::Stmt& s) {
     const ir::View& v = *s.view;
     Shape vshape = v.shape();
@@ -1014,7 +1048,7 @@ class KernelEmitter {
     std::string mask_site;
     if (options_.checks) {
       if (!s.mask) {
-        w_.line("kdt_rt::check_access(" + shadow_of(v.ref) + ", " + box_of(v, starts) + ", true, program_, " +
+        w_.line("kdt_rt::check_access(" + shadow_of(v.ref) + ", " + box_of(v, starts) + ", " + access_kind(s) + ", s.clock, " +
                 site(s.range) + ");");
       } else {
         mask_site = site(s.range);
@@ -1049,8 +1083,11 @@ class KernelEmitter {
         w_.line("if (!(" + in_bounds(v, coords) + ")) kdt_rt::fail(\"out-of-bounds\", " + loc(s.range) +
                 ", \"a masked-on element lies outside the ref\");");
       }
+      if (options_.checks) {
+        w_.line("kdt_rt::check_element(" + shadow_of(v.ref) + ", static_cast<size_t>(" + offset + "), " + access_kind(s) +
+                ", s.clock, " + mask_site + ");");
+      }
       w_.line(target + " = " + value + ";");
-      if (options_.checks) w_.line("kdt_rt::mark_written(" + shadow_of(v.ref) + ", static_cast<size_t>(" + offset + "));");
       w_.close();
     } else {
       w_.line(target + " = " + value + ";");
@@ -1146,6 +1183,16 @@ class KernelEmitter {
     }
     w_.close();
     w_.close("}, failure);");
+    if (options_.checks && multi) {
+      w_.open("if (ok) {");
+      w_.open("try {");
+      w_.line(k_.name + "_launch_end_checks(L);");
+      w_.reopen("} catch (const kdt_rt::RunFailure& f) {");
+      w_.line("failure = f.error;");
+      w_.line("ok = false;");
+      w_.close();
+      w_.close();
+    }
     w_.open("if (!ok) {");
     w_.line("if (error) *error = failure;");
     w_.line("return 1;");

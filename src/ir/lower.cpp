@@ -144,6 +144,7 @@ class Lowerer {
         const Symbol* sym = s.declared[0];
         ir::Semaphore sem;
         sem.name = unique_name(sym->name);
+        sem.kd_name = sym->name;
         sem.kind = sym->type.sem_kind;
         sem.is_array = sym->type.sem_count >= 0;
         sem.count = sem.is_array ? sym->type.sem_count : 1;

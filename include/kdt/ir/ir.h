@@ -40,6 +40,7 @@ struct Ref {
 
 struct Semaphore {
   std::string name;
+  std::string kd_name;
   SemKind kind = SemKind::Dma;
   int64_t count = 1;  // array length (1 for a single semaphore)
   bool is_array = false;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,56 @@ inline bool overlap(const Box& a, const Box& b) {
   return true;
 }
 
+// ---------------------------------------------------------------------------
+// Happens-before for the cross-program race check (spec section 1). Two
+// programs with different parallel ids are never ordered (a grid's
+// programs may run in any order, and nothing connects them); the same
+// program on different devices is ordered through semaphores only. So each
+// (device, program) keeps a vector clock over the devices: entry d is the
+// latest event of program `flat` on device d known to happen before now.
+// A signal releases the signaller's clock into the semaphore and a wait
+// acquires it; a DMA carries its starter's clock to the wait that retires it.
+// (A wait acquires every signal its semaphore received so far, not only the
+// ones it consumes: a race hidden that way is missed, none is invented.)
+// ---------------------------------------------------------------------------
+struct ProgramClock {
+  int device = 0;
+  int64_t flat = 0;
+  std::vector<uint32_t> vc;
+
+  void init(int dev, int64_t program, int devices) {
+    device = dev;
+    flat = program;
+    vc.assign(static_cast<size_t>(devices), 0);
+    vc[static_cast<size_t>(dev)] = 1;
+  }
+  // After a release, later events of this program are not covered by it.
+  void tick() { ++vc[static_cast<size_t>(device)]; }
+  void join(const std::vector<uint32_t>& other) {
+    for (size_t d = 0; d < other.size() && d < vc.size(); ++d) vc[d] = std::max(vc[d], other[d]);
+  }
+};
+
+// One access recorded in a shadow: who, at which point of its clock, where.
+struct Epoch {
+  int64_t flat = -1;  // -1: none
+  int device = 0;
+  uint32_t clock = 0;
+  bool by_dma = false;
+  const SourceLoc* loc = nullptr;
+
+  static Epoch of(const ProgramClock& c, const SourceLoc* where, bool dma) {
+    return {c.flat, c.device, c.vc[static_cast<size_t>(c.device)], dma, where};
+  }
+  bool none() const { return flat < 0; }
+  // Whether this access happens before everything `c` does from now on.
+  bool before(const ProgramClock& c) const {
+    if (none()) return true;
+    if (flat != c.flat) return false;
+    return clock <= c.vc[static_cast<size_t>(device)];
+  }
+};
+
 // One started DMA. The destination semaphore's queue holds it and, for a
 // remote DMA, so does the sender's `src_sem` queue: whichever wait retires
 // it first moves the data (on_wait mode).
@@ -134,6 +185,7 @@ struct DmaRecord {
   const DmaSemaphore* dst_sem = nullptr;
   bool has_src_sem = false;
   bool src_released = false;
+  std::vector<uint32_t> clock;  // the starter's vector clock at dma_start
 };
 
 struct DmaSemaphore {
@@ -142,7 +194,17 @@ struct DmaSemaphore {
 
 struct RegularSemaphore {
   int64_t value = 0;
+  std::vector<uint32_t> clock;  // the clocks released into it (run-time checks)
 };
+
+// sem_signal: the signaller's past happens before whatever the wait does.
+inline void release(RegularSemaphore& sem, ProgramClock& c) {
+  if (sem.clock.size() < c.vc.size()) sem.clock.resize(c.vc.size(), 0);
+  for (size_t d = 0; d < c.vc.size(); ++d) sem.clock[d] = std::max(sem.clock[d], c.vc[d]);
+  c.tick();
+}
+
+inline void acquire(ProgramClock& c, const RegularSemaphore& sem) { c.join(sem.clock); }
 
 // ---------------------------------------------------------------------------
 // Simulated devices: one thread per device, but only one runs at a time.
@@ -331,7 +393,8 @@ inline float cmp_value(bf16 x) { return to_f32(x); }
 // ---------------------------------------------------------------------------
 // Shadows for the run-time checks `race` and `uninitialized-read`: per ref
 // instance, which elements were ever written, which DMAs are in flight on
-// it (as boxes), and which program last wrote each @global element.
+// it (as boxes), and, for writable @global parameters, the history of each
+// element that the cross-program check needs (spec section 1).
 // ---------------------------------------------------------------------------
 struct Claim {
   std::shared_ptr<DmaRecord> dma;
@@ -339,14 +402,36 @@ struct Claim {
   bool destination;
 };
 
+// What one access does to the elements it touches.
+enum class Access {
+  Read,
+  Write,
+  Update,     // `+=`, `-=`, `*=`: a read, then a write
+  Accumulate  // an add=true DMA's destination: atomic per element
+};
+
+// Marks an Epoch slot whose accesses are several, concurrent ones (kept in
+// RefShadow::shared_reads or shared_accums).
+constexpr int64_t kSharedEpoch = -2;
+
+// The cross-program history of one element: its last plain write, and
+// the reads and accumulations since that no later access has covered.
+struct ElementHistory {
+  Epoch write;
+  Epoch read;
+  Epoch accum;
+};
+
+using SharedEpochs = std::unordered_map<size_t, std::vector<Epoch>>;
+
 struct RefShadow {
   const char* name = "";
   std::vector<int64_t> shape;
   bool track_written = false;  // scratch and `out` parameters
-  bool track_writers = false;  // @global parameters (cross-program races)
+  bool track_writers = false;  // writable @global parameters (cross-program races)
   std::vector<uint8_t> written;
-  std::vector<int64_t> writer;  // program (device * programs + flat) + 1; 0 = none
-  std::vector<const SourceLoc*> writer_loc;
+  std::vector<ElementHistory> history;
+  SharedEpochs shared_reads, shared_accums;
   std::vector<Claim> claims;
 
   void init(const char* ref_name, std::vector<int64_t> ref_shape, bool written_tracking, bool writer_tracking) {
@@ -360,6 +445,29 @@ struct RefShadow {
     size_t n = 1;
     for (int64_t d : shape) n *= static_cast<size_t>(d);
     return n;
+  }
+
+  // The shadows are made when first needed: most refs never need one.
+  std::vector<uint8_t>& written_flags() {
+    if (written.empty()) written.assign(count(), 0);
+    return written;
+  }
+  std::vector<ElementHistory>& histories() {
+    if (history.empty()) history.assign(count(), ElementHistory{});
+    return history;
+  }
+
+  // The one-element box of flat offset `offset`.
+  Box element_box(size_t offset) const {
+    Box b;
+    b.rank = static_cast<int>(shape.size());
+    for (int d = b.rank - 1; d >= 0; --d) {
+      size_t dim = static_cast<size_t>(shape[static_cast<size_t>(d)]);
+      b.start[d] = static_cast<int64_t>(offset % dim);
+      b.size[d] = 1;
+      offset /= dim;
+    }
+    return b;
   }
 
   // Calls f(flat offset) for every element of `box`, row by row: the last
@@ -399,93 +507,187 @@ struct RefShadow {
   throw RunFailure{std::move(e)};
 }
 
-// A load (write = false) or store by `program` of `box` of a ref.
-inline void check_access(RefShadow& r, const Box& box, bool write, int64_t program, const SourceLoc* loc) {
-  for (const Claim& c : r.claims) {
-    if (!overlap(c.box, box)) continue;
-    if (c.destination) {
-      race(*loc, std::string(write ? "write to" : "read of") + " `" + r.name +
-                     "` elements that an in-flight DMA is writing",
-           "the DMA was started here and is retired only by its dma_wait", c.dma->loc);
+// The first access of `slot` (or of its shared set) not ordered before `c`.
+inline const Epoch* unordered(const Epoch& slot, const SharedEpochs& shared, size_t element, const ProgramClock& c) {
+  if (slot.flat != kSharedEpoch) return slot.before(c) ? nullptr : &slot;
+  for (const Epoch& e : shared.at(element)) {
+    if (!e.before(c)) return &e;
+  }
+  return nullptr;
+}
+
+// Adds `now` (an access by `c`) to a set of reads or accumulations: it
+// replaces the accesses ordered before it; a concurrent one makes the set shared.
+inline void add_epoch(Epoch& slot, SharedEpochs& shared, size_t element, const Epoch& now, const ProgramClock& c) {
+  if (slot.flat != kSharedEpoch) {
+    if (slot.before(c)) {
+      slot = now;
+      return;
     }
-    if (write) {
+    shared[element] = {slot};
+    slot.flat = kSharedEpoch;
+  }
+  std::vector<Epoch>& set = shared[element];
+  set.erase(std::remove_if(set.begin(), set.end(), [&](const Epoch& e) { return e.before(c); }), set.end());
+  set.push_back(now);
+}
+
+inline void clear_epochs(Epoch& slot, SharedEpochs& shared, size_t element) {
+  if (slot.flat == kSharedEpoch) shared.erase(element);
+  slot = Epoch{};
+}
+
+[[noreturn]] inline void cross_program_race(const RefShadow& r, Access kind, bool by_dma, const SourceLoc* loc,
+                                            const Epoch& other, const char* other_did, const ProgramClock& c) {
+  std::string what = std::string("`") + r.name + "` elements";
+  std::string action;
+  if (by_dma) {
+    action = kind == Access::Read         ? "this DMA reads " + what
+             : kind == Access::Accumulate ? "this DMA accumulates into " + what
+                                          : "this DMA writes " + what;
+  } else {
+    action = (kind == Access::Read ? "read of " : kind == Access::Update ? "update of " : "write to ") + what;
+  }
+  std::string message = action + " " + other_did + " by another program" + (other.by_dma ? "'s DMA" : "");
+  if (other.flat != c.flat) {
+    message += "; programs of a grid may run in any order";
+  } else {
+    message += " (the same program on device " + std::to_string(other.device) +
+               "), and no semaphore orders the two accesses";
+  }
+  std::string note = other.by_dma ? "the other DMA was started here"
+                                  : std::string("the other program ") +
+                                        (std::string(other_did) == "written" ? "wrote" : "read") + " them here";
+  race(*loc, message, note, *other.loc);
+}
+
+// The cross-program check of one element (`check`) and its record
+// (`record`), for an access `kind` by program `c`.
+inline void track_element(RefShadow& r, size_t element, Access kind, bool by_dma, const ProgramClock& c,
+                          const SourceLoc* loc, bool check, bool record) {
+  ElementHistory& h = r.history[element];
+  if (check) {
+    if (!h.write.before(c)) cross_program_race(r, kind, by_dma, loc, h.write, "written", c);
+    if (kind != Access::Accumulate) {
+      if (const Epoch* o = unordered(h.accum, r.shared_accums, element, c)) {
+        cross_program_race(r, kind, by_dma, loc, *o, "accumulated into", c);
+      }
+    }
+    if (kind != Access::Read) {
+      if (const Epoch* o = unordered(h.read, r.shared_reads, element, c)) {
+        cross_program_race(r, kind, by_dma, loc, *o, "read", c);
+      }
+    }
+  }
+  if (!record) return;
+  Epoch now = Epoch::of(c, loc, by_dma);
+  switch (kind) {
+    case Access::Read: add_epoch(h.read, r.shared_reads, element, now, c); break;
+    case Access::Accumulate: add_epoch(h.accum, r.shared_accums, element, now, c); break;
+    case Access::Write:
+    case Access::Update:
+      h.write = now;
+      clear_epochs(h.read, r.shared_reads, element);
+      clear_epochs(h.accum, r.shared_accums, element);
+      break;
+  }
+}
+
+[[noreturn]] inline void never_written(const RefShadow& r, const SourceLoc& loc, bool by_dma, Access kind) {
+  std::string what = std::string("`") + r.name + "` elements never written";
+  fail("uninitialized-read", loc,
+       by_dma ? (kind == Access::Accumulate ? "this DMA accumulates into " : "this DMA reads ") + what
+              : (kind == Access::Update ? "update of " : "read of ") + what);
+}
+
+// A load, store or update of `box` of a ref by program `c`.
+inline void check_access(RefShadow& r, const Box& box, Access kind, const ProgramClock& c, const SourceLoc* loc) {
+  bool writes = kind != Access::Read;
+  for (const Claim& cl : r.claims) {
+    if (!overlap(cl.box, box)) continue;
+    if (cl.destination) {
+      race(*loc, std::string(writes ? "write to" : "read of") + " `" + r.name +
+                     "` elements that an in-flight DMA is writing",
+           "the DMA was started here and is retired only by its dma_wait", cl.dma->loc);
+    }
+    if (writes) {
       race(*loc, std::string("write to `") + r.name + "` elements that an in-flight DMA is reading",
-           "the DMA was started here", c.dma->loc);
+           "the DMA was started here", cl.dma->loc);
     }
   }
   if (r.track_writers) {
-    if (r.writer.empty()) {
-      r.writer.assign(r.count(), 0);
-      r.writer_loc.assign(r.count(), nullptr);
-    }
-    r.for_each(box, [&](size_t e) {
-      int64_t w = r.writer[e];
-      if (w != 0 && w != program + 1) {
-        race(*loc, std::string(write ? "write to" : "read of") + " `" + r.name +
-                       "` elements written by another program; programs of a grid may run in any order",
-             "the other program wrote them here", *r.writer_loc[e]);
-      }
-      if (write) {
-        r.writer[e] = program + 1;
-        r.writer_loc[e] = loc;
-      }
-    });
+    r.histories();
+    r.for_each(box, [&](size_t e) { track_element(r, e, kind, false, c, loc, true, true); });
   }
   if (r.track_written) {
-    if (r.written.empty()) r.written.assign(r.count(), 0);
-    if (write) {
-      r.for_each(box, [&](size_t e) { r.written[e] = 1; });
-    } else {
+    std::vector<uint8_t>& written = r.written_flags();
+    if (kind == Access::Read || kind == Access::Update) {
       r.for_each(box, [&](size_t e) {
-        if (!r.written[e]) {
-          fail("uninitialized-read", *loc, std::string("read of `") + r.name + "` elements never written");
-        }
+        if (!written[e]) never_written(r, *loc, false, kind);
       });
     }
+    if (writes) r.for_each(box, [&](size_t e) { written[e] = 1; });
   }
 }
 
-// Masked accesses check element by element.
-inline void check_written(RefShadow& r, size_t offset, const SourceLoc* loc) {
-  if (!r.track_written) return;
-  if (r.written.empty()) r.written.assign(r.count(), 0);
-  if (!r.written[offset]) fail("uninitialized-read", *loc, std::string("read of `") + r.name + "` elements never written");
+// A masked-on element, checked on its own.
+inline void check_element(RefShadow& r, size_t offset, Access kind, const ProgramClock& c, const SourceLoc* loc) {
+  if (r.claims.empty() && !r.track_writers && !r.track_written) return;
+  check_access(r, r.element_box(offset), kind, c, loc);
 }
 
-inline void mark_written(RefShadow& r, size_t offset) {
-  if (!r.track_written) return;
-  if (r.written.empty()) r.written.assign(r.count(), 0);
-  r.written[offset] = 1;
-}
-
-// A DMA starts: its destination may not overlap another in-flight DMA's
-// (unless both accumulate), nor its source another DMA's destination; its
-// source must have been written.
-inline void claim_dma(const std::shared_ptr<DmaRecord>& dma) {
+// A DMA starts (by program `c`): its destination may not overlap another
+// in-flight DMA's (unless both accumulate), nor its source another DMA's
+// destination or its own destination; its source (and, for an add, its
+// destination) must have been written; and no access of another program
+// that is not ordered before this start may conflict with it. The DMA's
+// own accesses are recorded when it is retired (retire_claims).
+inline void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
   RefShadow& src = *dma->src_shadow;
   RefShadow& dst = *dma->dst_shadow;
-  for (const Claim& c : dst.claims) {
-    if (c.destination && overlap(c.box, dma->dst_box) && !(c.dma->add && dma->add)) {
+  if (&src == &dst && overlap(dma->src_box, dma->dst_box)) {
+    race(dma->loc, std::string("this DMA's source and destination overlap in `") + src.name +
+                       "`: its destination is written while its source is still being read",
+         "both views are of this DMA", dma->loc);
+  }
+  for (const Claim& cl : dst.claims) {
+    if (cl.destination && overlap(cl.box, dma->dst_box) && !(cl.dma->add && dma->add)) {
       race(dma->loc, std::string("this DMA writes `") + dst.name + "` elements that another in-flight DMA writes",
-           "the other DMA was started here", c.dma->loc);
+           "the other DMA was started here", cl.dma->loc);
     }
   }
-  for (const Claim& c : src.claims) {
-    if (c.destination && overlap(c.box, dma->src_box)) {
+  for (const Claim& cl : src.claims) {
+    if (cl.destination && overlap(cl.box, dma->src_box)) {
       race(dma->loc, std::string("this DMA reads `") + src.name + "` elements that an in-flight DMA is writing",
-           "the other DMA was started here", c.dma->loc);
+           "the other DMA was started here", cl.dma->loc);
     }
+  }
+  Access dst_kind = dma->add ? Access::Accumulate : Access::Write;
+  if (src.track_writers) {
+    src.histories();
+    src.for_each(dma->src_box, [&](size_t e) { track_element(src, e, Access::Read, true, c, &dma->loc, true, false); });
+  }
+  if (dst.track_writers) {
+    dst.histories();
+    dst.for_each(dma->dst_box, [&](size_t e) { track_element(dst, e, dst_kind, true, c, &dma->loc, true, false); });
   }
   if (src.track_written) {
-    if (src.written.empty()) src.written.assign(src.count(), 0);
+    std::vector<uint8_t>& written = src.written_flags();
     src.for_each(dma->src_box, [&](size_t e) {
-      if (!src.written[e]) {
-        fail("uninitialized-read", dma->loc, std::string("this DMA reads `") + src.name + "` elements never written");
-      }
+      if (!written[e]) never_written(src, dma->loc, true, Access::Read);
+    });
+  }
+  // An add reads its destination.
+  if (dma->add && dst.track_written) {
+    std::vector<uint8_t>& written = dst.written_flags();
+    dst.for_each(dma->dst_box, [&](size_t e) {
+      if (!written[e]) never_written(dst, dma->loc, true, Access::Accumulate);
     });
   }
   src.claims.push_back({dma, dma->src_box, false});
   dst.claims.push_back({dma, dma->dst_box, true});
+  dma->clock = c.vc;
+  c.tick();
 }
 
 inline void release_claim(RefShadow& r, const DmaRecord* dma, bool destination) {
@@ -497,25 +699,42 @@ inline void release_claim(RefShadow& r, const DmaRecord* dma, bool destination) 
   }
 }
 
-// A wait retires `dma` on `sem`: the destination side when it is the
-// destination semaphore (and the source side too for a local DMA), the
-// source side when it is a remote DMA's `src_sem`.
-inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem) {
-  if (!dma.dst_shadow) return;
-  if (sem == dma.dst_sem) {
-    release_claim(*dma.dst_shadow, &dma, true);
-    if (dma.dst_shadow->track_written) {
-      if (dma.dst_shadow->written.empty()) dma.dst_shadow->written.assign(dma.dst_shadow->count(), 0);
-      dma.dst_shadow->for_each(dma.dst_box, [&](size_t e) { dma.dst_shadow->written[e] = 1; });
-    }
-    if (!dma.has_src_sem && !dma.src_released) {
-      release_claim(*dma.src_shadow, &dma, false);
-      dma.src_released = true;
-    }
-  } else if (!dma.src_released) {
-    release_claim(*dma.src_shadow, &dma, false);
-    dma.src_released = true;
+// The DMA has read its source: recorded as a read by the retiring program.
+inline void retire_source(DmaRecord& dma, const ProgramClock& c) {
+  if (dma.src_released) return;
+  release_claim(*dma.src_shadow, &dma, false);
+  dma.src_released = true;
+  RefShadow& src = *dma.src_shadow;
+  if (src.track_writers) {
+    src.histories();
+    src.for_each(dma.src_box, [&](size_t e) { track_element(src, e, Access::Read, true, c, &dma.loc, false, true); });
   }
+}
+
+// A wait by program `c` retires `dma` on `sem`: the destination side when
+// it is the destination semaphore (and the source side too for a local
+// DMA), the source side when it is a remote DMA's `src_sem`. The
+// destination's writes are recorded as the retiring program's: only from
+// there on is the data known to have landed.
+inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock& c) {
+  if (!dma.dst_shadow) return;
+  if (sem != dma.dst_sem) {
+    retire_source(dma, c);
+    return;
+  }
+  c.join(dma.clock);
+  RefShadow& dst = *dma.dst_shadow;
+  release_claim(dst, &dma, true);
+  if (dst.track_written) {
+    std::vector<uint8_t>& written = dst.written_flags();
+    dst.for_each(dma.dst_box, [&](size_t e) { written[e] = 1; });
+  }
+  if (dst.track_writers) {
+    dst.histories();
+    Access kind = dma.add ? Access::Accumulate : Access::Write;
+    dst.for_each(dma.dst_box, [&](size_t e) { track_element(dst, e, kind, true, c, &dma.loc, false, true); });
+  }
+  if (!dma.has_src_sem) retire_source(dma, c);
 }
 
 }  // namespace kdt_rt
