@@ -269,25 +269,25 @@ class KernelEmitter {
     w_.line("const kdt_rt::RunOptions& options = L.options;");
     w_.line("(void)p, (void)options;");
     block(k_.body);
-    if (options_.checks) emit_leak_checks("std::string(\"the program ends\")");
+    if (options_.checks) emit_leak_checks("the program ends");
     w_.close();
     w_.line();
   }
 
-  // Every DMA retired and every semaphore back at 0, in state `s`. `when`
-  // is a C++ expression naming the moment for the message.
-  void emit_leak_checks(const std::string& when) {
+  // Every DMA retired and every semaphore back at 0, in state `s`.
+  // `when_text` names the moment inside the messages' string literals.
+  void emit_leak_checks(const std::string& when_text) {
     for (const ir::Semaphore& sem : k_.sems) {
       std::string name = sem.is_array ? "`" + sem.kd_name + "[\" + std::to_string(k_) + \"]`" : "`" + sem.kd_name + "`";
       w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
       if (sem.kind == SemKind::Dma) {
         w_.open("if (!s." + sem.name + "[k_].in_flight.empty()) {");
-        w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name + "[k_].in_flight.front()->loc, \"this DMA is never retired: \" + " +
-                when + " + \" with it in flight on " + name + "\");");
+        w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name + "[k_].in_flight.front()->loc, \"this DMA is never retired: " + when_text +
+                " with it in flight on " + name + "\");");
       } else {
         w_.open("if (s." + sem.name + "[k_].value != 0) {");
         w_.line("kdt_rt::fail(\"semaphore-leak\", " + loc(k_.range) + ", \"semaphore " + name + " is \" + std::to_string(s." +
-                sem.name + "[k_].value) + \" when \" + " + when + " + \"; it must be back at 0\");");
+                sem.name + "[k_].value) + \" when " + when_text + "; it must be back at 0\");");
       }
       w_.close();
       w_.close();
@@ -306,7 +306,7 @@ class KernelEmitter {
     w_.line(k_.name + "_program_state& s = *L.states[i_];");
     w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(i_ / " + std::to_string(programs) +
             ") + \", program \" + std::to_string(s.flat) + \")\";");
-    emit_leak_checks("when_");
+    emit_leak_checks("\" + when_ + \"");
     w_.close();
     w_.close();
     w_.line();

@@ -12,6 +12,7 @@ struct accumulate_blocks_program_state {
   kdt_rt::RefShadow tile_shadow_;
   kdt_rt::DmaSemaphore loaded[1];
   kdt_rt::DmaSemaphore stored[1];
+  kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check
   int64_t program[1];  // program ids
   int64_t flat = 0;  // flattened program index
 };
@@ -27,6 +28,7 @@ struct accumulate_blocks_launch {
     if (!slot) {
       slot = std::make_unique<accumulate_blocks_program_state>();
       slot->flat = flat;
+      slot->clock.init(device, flat, 1);
       slot->tile_shadow_.init("tile", {128, 256}, true, false);
       slot->program[0] = flat / 1 % 8;
     }
@@ -73,8 +75,6 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   const accumulate_blocks_params& p = L.params[static_cast<size_t>(device)];
   const kdt_rt::RunOptions& options = L.options;
   (void)p, (void)options;
-  // Identifies this program for the cross-program race check.
-  [[maybe_unused]] const int64_t program_ = int64_t{device} * 8 + s.flat;
 #line 18 "samples/accumulate_blocks.kd"
   [[maybe_unused]] const int32_t i = static_cast<int32_t>(s.program[0]);
 #line 19 "samples/accumulate_blocks.kd"
@@ -93,7 +93,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   dma0->dst_shadow = &s.tile_shadow_;
   dma0->dst_sem = &s.loaded[0];
   dma0->has_src_sem = false;
-  kdt_rt::claim_dma(dma0);
+  kdt_rt::claim_dma(dma0, s.clock);
   if (options.eager_dma) accumulate_blocks_run_dma(L, *dma0);
   s.loaded[0].in_flight.push_back(dma0);
 #line 20 "samples/accumulate_blocks.kd"
@@ -106,14 +106,14 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
       kdt_rt::RunError e_{"dma-wait-mismatch", "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, {{"the DMA was started here", d_->loc}}};
       throw kdt_rt::RunFailure{e_};
     }
-    kdt_rt::retire_claims(*d_, &sem_);
+    kdt_rt::retire_claims(*d_, &sem_, s.clock);
     if (!d_->landed) accumulate_blocks_run_dma(L, *d_);
   }
 #line 21 "samples/accumulate_blocks.kd"
   [[maybe_unused]] static const kdt_rt::SourceLoc site1 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 17, 748, 752};
-  kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, false, program_, &site1);
+  kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, kdt_rt::Access::Read, s.clock, &site1);
   [[maybe_unused]] static const kdt_rt::SourceLoc site2 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 5, 736, 759};
-  kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, true, program_, &site2);
+  kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, kdt_rt::Access::Write, s.clock, &site2);
   for (int64_t f3 = 0; f3 < 32768; ++f3) {
     s.tile[f3] = kdt_rt::op_mul(s.tile[f3], 0x1p+1f);
   }
@@ -132,7 +132,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   dma4->dst_shadow = &L.shadows[static_cast<size_t>(dma4->dst_device) * 2 + 1];
   dma4->dst_sem = &s.stored[0];
   dma4->has_src_sem = false;
-  kdt_rt::claim_dma(dma4);
+  kdt_rt::claim_dma(dma4, s.clock);
   if (options.eager_dma) accumulate_blocks_run_dma(L, *dma4);
   s.stored[0].in_flight.push_back(dma4);
 #line 23 "samples/accumulate_blocks.kd"
@@ -145,7 +145,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
       kdt_rt::RunError e_{"dma-wait-mismatch", "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, {{"the DMA was started here", d_->loc}}};
       throw kdt_rt::RunFailure{e_};
     }
-    kdt_rt::retire_claims(*d_, &sem_);
+    kdt_rt::retire_claims(*d_, &sem_, s.clock);
     if (!d_->landed) accumulate_blocks_run_dma(L, *d_);
   }
   for (int64_t k_ = 0; k_ < 1; ++k_) {
