@@ -123,6 +123,7 @@ class KernelEmitter {
   // A shared-memory array (or, for rank 0, a register) holding `e`.
   std::string declare_temp(const Expr& e, const std::string& name);
   std::string materialize(const Expr& e);
+  std::string materialize_lazy(const Expr& e);
   std::string materialize_array(const Expr& e);
   bool reads_ref(const Expr& e, int ref);
   // `r[v] = r[v] * 2`: each element is read by the thread that writes it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda_kernel_emitter.h"
+#include "lazy_operands.h"
 
 namespace kdt::cuda {
 
@@ -190,9 +191,42 @@ void KernelEmitter::prepare(const Expr& e) {
       if (e.mask) prepare(*e.mask);
       if (e.other) prepare(*e.other);
       return;
+    case ExprKind::Select:
+    case ExprKind::Binary:
+      // Scalars are the same in every thread: the branch is uniform, so a
+      // block reduction inside it is safe.
+      if (emit::needs_lazy_operand(e, false)) {
+        if (!materialized_.count(&e)) materialize_lazy(e);
+        return;
+      }
+      for (const ir::ExprPtr& o : e.operands) prepare(*o);
+      return;
     default:
       for (const ir::ExprPtr& o : e.operands) prepare(*o);
   }
+}
+
+// A Select or a scalar `&&`/`||` with each lazy operand in its own branch.
+std::string KernelEmitter::materialize_lazy(const Expr& e) {
+  std::string name = declare_temp(e, fresh("t"));
+  auto assign = [&](const Expr& value) {
+    if (e.type.shape.empty()) w_.line(name + " = " + scalar(value) + ";");
+    else store_tile(name, e.type.shape, value);
+  };
+  if (e.kind == ExprKind::Select) {
+    w_.open("if (" + scalar(*e.operands[0]) + ") {");
+    assign(*e.operands[1]);
+    w_.reopen("} else {");
+    assign(*e.operands[2]);
+    w_.close();
+  } else {
+    assign(*e.operands[0]);
+    w_.open(std::string("if (") + (e.binary == ir::BinaryOp::And ? "" : "!") + name + ") {");
+    assign(*e.operands[1]);
+    w_.close();
+  }
+  materialized_[&e] = name;
+  return name;
 }
 
 std::vector<std::string> KernelEmitter::view_starts(const ir::View& v) {

@@ -14,6 +14,7 @@
 #include "c_types.h"
 #include "code_writer.h"
 #include "cpp_harness.h"
+#include "lazy_operands.h"
 #include "loop_shapes.h"
 #include "kdt/runtime/kdt_runtime.h"
 #include "kdt/version.h"
@@ -646,9 +647,44 @@ class KernelEmitter {
         if (e.mask) prepare(*e.mask);
         if (e.other) prepare(*e.other);
         return;
+      case ExprKind::Select:
+      case ExprKind::Binary:
+        if (emit::needs_lazy_operand(e, true)) {
+          if (!materialized_.count(&e)) materialize_lazy(e);
+          return;
+        }
+        for (const ir::ExprPtr& o : e.operands) prepare(*o);
+        return;
       default:
         for (const ir::ExprPtr& o : e.operands) prepare(*o);
     }
+  }
+
+  // Evaluates a Select or a scalar `&&`/`||` with each lazy operand in its
+  // own branch, into a temporary.
+  std::string materialize_lazy(const Expr& e) {
+    const Shape& shape = e.type.shape;
+    std::string name = fresh("t");
+    if (shape.empty()) w_.line(ctype(e.type.dtype) + " " + name + "{};");
+    else w_.line("alignas(64) " + ctype(e.type.dtype) + " " + name + "[" + std::to_string(count_of(shape)) + "];");
+    auto assign = [&](const Expr& value) {
+      if (shape.empty()) w_.line(name + " = " + scalar(value) + ";");
+      else store_tile(name, shape, value);
+    };
+    if (e.kind == ExprKind::Select) {
+      w_.open("if (" + scalar(*e.operands[0]) + ") {");
+      assign(*e.operands[1]);
+      w_.reopen("} else {");
+      assign(*e.operands[2]);
+      w_.close();
+    } else {
+      assign(*e.operands[0]);
+      w_.open(std::string("if (") + (e.binary == ir::BinaryOp::And ? "" : "!") + name + ") {");
+      assign(*e.operands[1]);
+      w_.close();
+    }
+    materialized_[&e] = name;
+    return name;
   }
 
   // Dynamic starts of a load are evaluated (and checked) once, before the loop.
