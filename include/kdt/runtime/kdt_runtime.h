@@ -38,6 +38,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -545,6 +547,15 @@ struct NpyArray {
   std::vector<unsigned char> data;  // C order, little-endian
 };
 
+// What the header of a .npy file says, before its data is read.
+struct NpyHeader {
+  std::string descr;
+  std::vector<uint64_t> shape;
+  size_t itemsize = 0;
+  uint64_t data_bytes = 0;  // product(shape) x itemsize
+  size_t data_offset = 0;   // where the data starts in the file
+};
+
 // KD dtype name -> the descr kdt writes; nullptr for an unknown name.
 inline const char* npy_descr_for(const char* kd_dtype) {
   if (kd_dtype == nullptr) return nullptr;
@@ -769,9 +780,33 @@ inline std::string npy_shape_repr(const std::vector<uint64_t>& shape) {
   return s;
 }
 
-// Parses a whole .npy file held in memory. Messages do not name a file;
-// npy_read_impl puts the path in front of them.
-inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& out, std::string& error) {
+// The largest header dict accepted (format 2.0 and 3.0 allow 4 GiB; np.save
+// writes a few hundred bytes, and NumPy's own reader stops at 10000 by
+// default): a header is read into memory before anything is known.
+constexpr uint64_t kNpyMaxHeaderBytes = uint64_t{1} << 20;
+
+// How many bytes the magic, version, header length and header dict take,
+// from the first bytes of a file (at least 12 of them, or all the file
+// has); 0 when they do not say (npy_parse_header then reports why).
+inline size_t npy_header_extent(const unsigned char* bytes, size_t size) {
+  static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (size < 10 || std::memcmp(bytes, magic, 6) != 0) return 0;
+  const unsigned major = bytes[6];
+  if ((major != 1 && major != 2 && major != 3) || bytes[7] != 0) return 0;
+  if (major == 1) {
+    return 10u + (static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8));
+  }
+  if (size < 12) return 0;
+  const uint64_t header_len = static_cast<uint64_t>(bytes[8]) | (static_cast<uint64_t>(bytes[9]) << 8) |
+                              (static_cast<uint64_t>(bytes[10]) << 16) | (static_cast<uint64_t>(bytes[11]) << 24);
+  if (header_len > kNpyMaxHeaderBytes) return 0;
+  return 12u + static_cast<size_t>(header_len);
+}
+
+// Parses the magic string, version and header dict at the start of a .npy
+// file (`size` bytes of it, at least up to the end of the header dict).
+// Messages do not name a file; npy_read_impl puts the path in front of them.
+inline bool npy_parse_header(const unsigned char* bytes, size_t size, NpyHeader& h, std::string& error) {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (size == 0) {
     error = "empty file, not a NumPy .npy file";
@@ -805,7 +840,7 @@ inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& ou
                  (static_cast<uint64_t>(bytes[10]) << 16) | (static_cast<uint64_t>(bytes[11]) << 24);
     prefix_len = 12;
   }
-  if (header_len > (uint64_t{1} << 24)) {
+  if (header_len > kNpyMaxHeaderBytes) {
     error = ".npy header is implausibly large (" + std::to_string(header_len) + " bytes)";
     return false;
   }
@@ -814,7 +849,6 @@ inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& ou
     return false;
   }
   const char* header = reinterpret_cast<const char*>(bytes + prefix_len);
-  const size_t data_start = prefix_len + static_cast<size_t>(header_len);
   std::string descr;
   bool fortran = false;
   std::vector<uint64_t> shape;
@@ -846,108 +880,187 @@ inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& ou
     error = "array shape " + npy_shape_repr(shape) + " is too large";
     return false;
   }
-  // The data is checked against the shape before anything is allocated, so
-  // that a header claiming a huge shape cannot make us allocate more than
-  // the input holds.
-  const size_t data_size = size - data_start;
-  if (data_size > expected) {
-    error = ".npy data is larger than shape " + npy_shape_repr(shape) + " x " + std::to_string(itemsize) +
-            " bytes = " + std::to_string(expected) + " bytes";
-    return false;
-  }
-  if (data_size != expected) {
-    error = "truncated .npy file: data has " + std::to_string(data_size) + " bytes, shape " +
-            npy_shape_repr(shape) + " x " + std::to_string(itemsize) + " bytes needs " + std::to_string(expected);
-    return false;
-  }
-  out.descr = std::move(descr);
-  out.shape = std::move(shape);
-  out.data.assign(bytes + data_start, bytes + size);
+  h.descr = std::move(descr);
+  h.shape = std::move(shape);
+  h.itemsize = itemsize;
+  h.data_bytes = expected;
+  h.data_offset = prefix_len + static_cast<size_t>(header_len);
   return true;
 }
 
-inline bool npy_read_impl(const std::string& path, NpyArray& out, std::string& error) {
+// Whether `data_size` bytes after the header are exactly what it promises.
+inline bool npy_check_data_size(const NpyHeader& h, uint64_t data_size, std::string& error) {
+  if (data_size > h.data_bytes) {
+    error = ".npy data is larger than shape " + npy_shape_repr(h.shape) + " x " + std::to_string(h.itemsize) +
+            " bytes = " + std::to_string(h.data_bytes) + " bytes";
+    return false;
+  }
+  if (data_size != h.data_bytes) {
+    error = "truncated .npy file: data has " + std::to_string(data_size) + " bytes, shape " +
+            npy_shape_repr(h.shape) + " x " + std::to_string(h.itemsize) + " bytes needs " +
+            std::to_string(h.data_bytes);
+    return false;
+  }
+  return true;
+}
+
+// Parses a whole .npy file held in memory.
+inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& out, std::string& error) {
+  NpyHeader h;
+  if (!npy_parse_header(bytes, size, h, error)) return false;
+  // The data is checked against the shape before anything is allocated, so
+  // that a header claiming a huge shape cannot make us allocate more than
+  // the input holds.
+  if (!npy_check_data_size(h, size - h.data_offset, error)) return false;
+  out.descr = std::move(h.descr);
+  out.shape = std::move(h.shape);
+  out.data.assign(bytes + h.data_offset, bytes + size);
+  return true;
+}
+
+// Appends up to `n` bytes read from `f` to `bytes` (fewer only at the end
+// of the file or on an error), in chunks: memory grows with what arrives,
+// whatever a header claims.
+inline void npy_read_upto(std::FILE* f, std::vector<unsigned char>& bytes, uint64_t n) {
+  unsigned char buffer[1 << 16];
+  while (n > 0) {
+    const size_t want = n < sizeof buffer ? static_cast<size_t>(n) : sizeof buffer;
+    const size_t got = std::fread(buffer, 1, want, f);
+    bytes.insert(bytes.end(), buffer, buffer + got);
+    n -= got;
+    if (got < want) return;
+  }
+}
+
+// Reads exactly the bytes the header promises: a regular file must hold
+// them and nothing more (checked against its size before the data is
+// read); a pipe, FIFO or device is read no further than the header and
+// data, so that a stream that does not end (/dev/zero, a FIFO kept open)
+// cannot make the reader wait or allocate without bound.
+inline bool npy_read_impl(const std::string& path, NpyArray& out, std::string& error,
+                          const std::function<bool(const NpyHeader&)>& accept) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(status)) {
+    error = path + ": is a directory, not a .npy file";
+    return false;
+  }
+  const bool regular = !ec && std::filesystem::is_regular_file(status);
   FileCloser file{std::fopen(path.c_str(), "rb")};
   if (file.f == nullptr) {
     error = path + ": cannot open for reading: " + std::strerror(errno);
     return false;
   }
-  // The whole file, read in chunks (it may be a pipe): memory is bounded by
-  // what the file holds, whatever its header claims.
   std::vector<unsigned char> bytes;
-  unsigned char buffer[1 << 16];
-  for (;;) {
-    const size_t n = std::fread(buffer, 1, sizeof buffer, file.f);
-    bytes.insert(bytes.end(), buffer, buffer + n);
-    if (n < sizeof buffer) break;
-  }
+  npy_read_upto(file.f, bytes, 12);
+  const size_t extent = npy_header_extent(bytes.data(), bytes.size());
+  if (extent > bytes.size()) npy_read_upto(file.f, bytes, extent - bytes.size());
   if (std::ferror(file.f)) {
     error = path + ": read error";
     return false;
   }
+  NpyHeader h;
   std::string message;
-  if (!npy_parse_impl(bytes.data(), bytes.size(), out, message)) {
+  if (!npy_parse_header(bytes.data(), bytes.size(), h, message)) {
     error = path + ": " + message;
     return false;
   }
+  if (accept && !accept(h)) {
+    error = path + ": the array's dtype or shape is not the one expected";
+    return false;
+  }
+  if (regular) {
+    const uintmax_t file_size = std::filesystem::file_size(path, ec);
+    if (!ec && file_size >= h.data_offset && !npy_check_data_size(h, file_size - h.data_offset, message)) {
+      error = path + ": " + message;
+      return false;
+    }
+  }
+  bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(h.data_offset));
+  npy_read_upto(file.f, bytes, h.data_bytes - bytes.size());
+  if (std::ferror(file.f)) {
+    error = path + ": read error";
+    return false;
+  }
+  // A regular file that grew while it was read still fails here.
+  if (regular && std::fgetc(file.f) != EOF) {
+    error = path + ": .npy data is larger than shape " + npy_shape_repr(h.shape) + " x " +
+            std::to_string(h.itemsize) + " bytes = " + std::to_string(h.data_bytes) + " bytes";
+    return false;
+  }
+  if (!npy_check_data_size(h, bytes.size(), message)) {
+    error = path + ": " + message;
+    return false;
+  }
+  out.descr = std::move(h.descr);
+  out.shape = std::move(h.shape);
+  out.data = std::move(bytes);
   return true;
 }
 
-inline bool npy_write_impl(const std::string& path, const std::string& descr,
-                           const std::vector<uint64_t>& shape, const void* data, size_t bytes,
-                           std::string& error) {
+// The header np.save writes for an array (version 1.0, 2.0 only if the
+// header exceeds 65535 bytes): keys sorted, spare spaces for growing the
+// first axis (GROWTH_AXIS_MAX_DIGITS = 21), then spaces and a newline so
+// that the data starts at a multiple of 64 bytes.
+inline bool npy_header_impl(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
+                            std::string& out, std::string& error) {
   size_t itemsize = 0;
   std::string message;
   if (!npy_parse_descr(descr, itemsize, message)) {
-    error = path + ": " + message;
+    error = message;
     return false;
   }
   uint64_t count = 1;
   uint64_t expected = 0;
   for (uint64_t d : shape) {
     if (mul_overflows(count, d, count)) {
-      error = path + ": array shape " + npy_shape_repr(shape) + " is too large";
+      error = "array shape " + npy_shape_repr(shape) + " is too large";
       return false;
     }
   }
   if (mul_overflows(count, itemsize, expected) || expected != static_cast<uint64_t>(bytes)) {
-    error = path + ": npy_write: " + std::to_string(bytes) + " bytes of data do not match shape " +
-            npy_shape_repr(shape) + " of '" + descr + "'";
+    error = "npy_write: " + std::to_string(bytes) + " bytes of data do not match shape " + npy_shape_repr(shape) +
+            " of '" + descr + "'";
     return false;
   }
-  if (bytes > 0 && data == nullptr) {
-    error = path + ": npy_write: null data";
-    return false;
-  }
-  // Header exactly as NumPy's np.save writes it: keys sorted, spare spaces for
-  // growing the first axis (GROWTH_AXIS_MAX_DIGITS = 21), then spaces and a
-  // newline so that the data starts at a multiple of 64 bytes.
   std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
                      npy_shape_repr(shape) + ", }";
   if (!shape.empty()) {
     const size_t digits = std::to_string(shape[0]).size();
     if (digits < 21) dict.append(21 - digits, ' ');
   }
-  std::string prefix;
-  size_t total = 0;
   for (int version = 1; version <= 2; ++version) {
     const size_t prefix_len = version == 1 ? 10u : 12u;
     const size_t padlen = 64u - (prefix_len + dict.size() + 1u) % 64u;
     const size_t header_len = dict.size() + padlen + 1u;
     if (version == 1 && header_len > 0xFFFFu) continue;
-    prefix.assign("\x93NUMPY", 6);
-    prefix.push_back(static_cast<char>(version));
-    prefix.push_back('\0');
+    out.assign("\x93NUMPY", 6);
+    out.push_back(static_cast<char>(version));
+    out.push_back('\0');
     for (size_t i = 0; i < (version == 1 ? 2u : 4u); ++i) {
-      prefix.push_back(static_cast<char>((header_len >> (8u * i)) & 0xFFu));
+      out.push_back(static_cast<char>((header_len >> (8u * i)) & 0xFFu));
     }
-    dict.append(padlen, ' ');
-    dict.push_back('\n');
-    total = prefix.size() + dict.size();
-    break;
+    out += dict;
+    out.append(padlen, ' ');
+    out.push_back('\n');
+    if (out.size() % 64u != 0) break;
+    return true;
   }
-  if (total == 0 || total % 64u != 0) {
-    error = path + ": npy_write: header too large";
+  error = "npy_write: header too large";
+  return false;
+}
+
+inline bool npy_write_impl(const std::string& path, const std::string& descr,
+                           const std::vector<uint64_t>& shape, const void* data, size_t bytes,
+                           std::string& error) {
+  std::string header;
+  std::string message;
+  if (!npy_header_impl(descr, shape, bytes, header, message)) {
+    error = path + ": " + message;
+    return false;
+  }
+  if (bytes > 0 && data == nullptr) {
+    error = path + ": npy_write: null data";
     return false;
   }
   std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -955,8 +1068,7 @@ inline bool npy_write_impl(const std::string& path, const std::string& descr,
     error = path + ": cannot open for writing: " + std::strerror(errno);
     return false;
   }
-  bool ok = std::fwrite(prefix.data(), 1, prefix.size(), f) == prefix.size() &&
-            std::fwrite(dict.data(), 1, dict.size(), f) == dict.size() &&
+  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
             (bytes == 0 || std::fwrite(data, 1, bytes, f) == bytes);
   const int saved_errno = errno;
   if (std::fclose(f) != 0) ok = false;
@@ -972,10 +1084,15 @@ inline bool npy_write_impl(const std::string& path, const std::string& descr,
 
 // Reads a .npy file (format 1.0, 2.0 or 3.0, C order, little-endian or 1-byte
 // items). On failure returns false, leaves `out` unchanged and sets `error`
-// to a message that starts with the path. Never throws.
-inline bool npy_read(const std::string& path, NpyArray& out, std::string& error) {
+// to a message that starts with the path. Never throws. `accept`, when
+// given, sees the header before any data is read and may refuse it (the
+// caller then says why). Reads exactly the header and the data it promises:
+// a regular file must hold no more and no less; a FIFO or device is not
+// read past them (see npy_read_impl).
+inline bool npy_read(const std::string& path, NpyArray& out, std::string& error,
+                     const std::function<bool(const NpyHeader&)>& accept = nullptr) {
   try {
-    return detail::npy_read_impl(path, out, error);
+    return detail::npy_read_impl(path, out, error, accept);
   } catch (const std::exception& e) {
     try { error = path + ": " + e.what(); } catch (...) {}
     return false;
@@ -991,6 +1108,20 @@ inline bool npy_read(const std::string& path, NpyArray& out, std::string& error)
 inline bool npy_parse(const void* data, size_t size, NpyArray& out, std::string& error) {
   try {
     return detail::npy_parse_impl(static_cast<const unsigned char*>(data), size, out, error);
+  } catch (const std::exception& e) {
+    try { error = e.what(); } catch (...) {}
+    return false;
+  } catch (...) {
+    return false;
+  }
+}
+
+// The bytes np.save writes before the data of an array of `bytes` bytes
+// (which must equal product(shape) x item size of `descr`). Never throws.
+inline bool npy_header(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
+                       std::string& out, std::string& error) {
+  try {
+    return detail::npy_header_impl(descr, shape, bytes, out, error);
   } catch (const std::exception& e) {
     try { error = e.what(); } catch (...) {}
     return false;
