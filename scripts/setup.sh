@@ -21,4 +21,4 @@ fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build --target kdt
 mkdir -p build/out
-build/kdt run samples/accumulate_blocks.kd --output-dir build/out
+build/kdt run samples/accumulate_blocks.kd --random-all --output-dir build/out

@@ -1,5 +1,7 @@
 #include "kdt/driver/options.h"
 
+#include "kdt/driver/run.h"
+
 #include <cctype>
 #include <boost/program_options.hpp>
 #include <sstream>
@@ -136,11 +138,7 @@ std::string help_text() {
     << describe()
     << "\nkdt run options (besides --kernel, -D, -I, the --max-* limits, --no-checks, --dma-mode,\n"
        "--program-order and the diagnostics options above):\n"
-       "  --input NAME=PATH.npy       a parameter's value from a .npy file (may be repeated)\n"
-       "  --input NAME=VALUE          a scalar parameter's value\n"
-       "  --output-dir DIR            where out/inout parameters are written (default .)\n"
-       "  --seed N                    seed for the parameters not given (default 0)\n"
-       "  --cxx COMPILER              the C++ compiler (default $CXX, else c++)\n"
+    << run_options_help()
     << "\nExit status: 0 success (warnings allowed), 1 errors in the input, 2 bad command line or\n"
        "unreadable file, 3 internal error. See man kdt(1) for every option and diagnostic code.\n";
   return s.str();

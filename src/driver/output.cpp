@@ -11,6 +11,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "driver/signals.h"
+
 namespace kdt {
 
 namespace fs = std::filesystem;
@@ -78,20 +80,21 @@ std::string write_output(const std::string& path, const std::string& content) {
   }
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string templ = (dir / ("." + target.filename().string() + ".kdt-XXXXXX")).string();
-  std::vector<char> name(templ.begin(), templ.end());
-  name.push_back('\0');
-  int fd = ::mkstemp(name.data());
+  // A signal from the file's creation to the rename removes the temporary
+  // file before kdt dies of it: no hidden `.NAME.kdt-XXXXXX` stays behind.
+  TempFileGuard guard;
+  std::string temp;
+  int fd = guard.create((dir / ("." + target.filename().string() + ".kdt-")).string(), temp);
   if (fd < 0) return "cannot create a temporary file next to '" + path + "': " + errno_message();
   bool ok = write_all(fd, content);
-  // Keep the permissions a new file would get (mkstemp makes it 0600).
+  // Keep the permissions a new file would get (it is created 0600).
   mode_t mask = ::umask(0);
   ::umask(mask);
   ok = ::fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask)) == 0 && ok;
   ok = ::close(fd) == 0 && ok;
-  if (!ok || std::rename(name.data(), path.c_str()) != 0) {
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
     std::string message = "cannot write '" + path + "': " + errno_message();
-    std::remove(name.data());
+    std::remove(temp.c_str());
     return message;
   }
   return "";

@@ -1,22 +1,31 @@
-// `kdt run`: emit C++ with a harness, compile it (cached by content and
-// flags), run it on .npy files, and report run-time checks as diagnostics.
-#include <sys/stat.h>
-#include <sys/wait.h>
+// `kdt run`: emit C++ with a harness, compile it (cached by content, the
+// compiler and its flags), run it on .npy files, and report run-time checks
+// as diagnostics. Nothing here trusts the environment: the command line is
+// checked against the kernel (run_args), cached binaries are verified and
+// kept where only the user can write (run_cache), the compiler and the
+// kernel run without a shell in process groups of their own (spawn), and a
+// signal stops the run cleanly (signals).
+#include "kdt/driver/run.h"
+
+#include <sys/statvfs.h>
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "driver/run_args.h"
+#include "driver/run_cache.h"
+#include "driver/signals.h"
+#include "driver/spawn.h"
 #include "kdt/discharge/discharge.h"
 #include "kdt/driver/compile.h"
 #include "kdt/driver/output.h"
-#include "kdt/driver/run.h"
 #include "kdt/emit/emit_cpp.h"
 #include "kdt/ir/lower.h"
 #include "kdt/runtime/kdt_runtime.h"
@@ -24,23 +33,8 @@
 namespace kdt {
 
 namespace fs = std::filesystem;
-namespace po = boost::program_options;
 
 namespace {
-
-struct RunOptions {
-  Options common;
-  std::vector<std::string> inputs;
-  std::string output_dir = ".";
-  uint64_t seed = 0;
-  std::string cxx;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -49,102 +43,113 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-fs::path cache_dir() {
-  if (const char* dir = std::getenv("KDT_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "kdt";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "kdt";
-  return fs::temp_directory_path() / "kdt-cache";
+std::string hex64(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
-// Runs a shell command (its redirections included); returns its exit status.
-int shell(const std::string& command) {
-  int raw = std::system(command.c_str());
-  if (raw == -1) return 127;
-  return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-}
+// This run's own directory (mkdtemp: mode 0700, a fresh name): the emitted
+// C++, the compile log, the kernel's captured output and failure report.
+// Concurrent runs never share a file, and a read-only cache still serves
+// hits. Removed at the end, unless kept for a person to look at.
+struct PrivateDir {
+  std::string path;
+  bool keep = false;
+  PrivateDir() = default;
+  PrivateDir(const PrivateDir&) = delete;
+  PrivateDir& operator=(const PrivateDir&) = delete;
+  ~PrivateDir() {
+    std::error_code ec;
+    if (!path.empty() && !keep) fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return path + "/" + name; }
+};
 
-bool parse_run_options(const std::vector<std::string>& args, RunOptions& out, std::string& error) {
-  po::options_description d("kdt run options");
-  // clang-format off
-  d.add_options()
-    ("kernel", po::value<std::string>(), "")
-    ("input", po::value<std::vector<std::string>>()->composing(), "")
-    ("output-dir", po::value<std::string>(), "")
-    (",D", po::value<std::vector<std::string>>()->composing(), "")
-    (",I", po::value<std::vector<std::string>>()->composing(), "")
-    ("seed", po::value<uint64_t>(), "")
-    ("no-checks", po::bool_switch(), "")
-    ("cxx", po::value<std::string>(), "")
-    ("dma-mode", po::value<std::string>(), "")
-    ("program-order", po::value<std::string>(), "")
-    ("diagnostics-format", po::value<std::string>(), "")
-    ("diagnostics-file", po::value<std::string>(), "")
-    ("color", po::value<std::string>(), "")
-    ("Werror", po::bool_switch(), "")
-    (",w", po::bool_switch(), "")
-    ("file", po::value<std::string>(), "");
-  // clang-format on
-  for (const LimitFlag& flag : limit_flags()) d.add_options()(flag.name, po::value<std::string>(), "");
-  po::positional_options_description positional;
-  positional.add("file", 1);
-  po::variables_map vm;
-  if (!parse_command_line(args, d, positional, vm, error)) return false;
-  // Reuse the transpile parser for the options both share.
-  std::vector<std::string> shared;
-  std::vector<const char*> keys = {"kernel", "dma-mode", "program-order", "diagnostics-format", "diagnostics-file",
-                                    "color"};
-  for (const LimitFlag& flag : limit_flags()) keys.push_back(flag.name);
-  for (const char* key : keys) {
-    if (vm.count(key)) shared.push_back(std::string("--") + key + "=" + vm[key].as<std::string>());
-  }
-  for (const char* key : {"-D", "-I"}) {
-    if (vm.count(key)) {
-      for (const std::string& v : vm[key].as<std::vector<std::string>>()) {
-        shared.push_back(key);
-        shared.push_back(v);
-      }
-    }
-  }
-  if (vm["no-checks"].as<bool>()) shared.push_back("--no-checks");
-  if (vm["Werror"].as<bool>()) shared.push_back("-Werror");
-  if (vm["-w"].as<bool>()) shared.push_back("-w");
-  if (!vm.count("file")) {
-    error = "no input file";
+bool make_private_dir(PrivateDir& dir, std::string& error) {
+  std::error_code ec;
+  fs::path base = fs::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string templ = (base / "kdt-run-XXXXXX").string();
+  if (!::mkdtemp(templ.data())) {
+    error = "cannot create a temporary directory in " + base.string() + ": " + std::strerror(errno);
     return false;
   }
-  shared.push_back(vm["file"].as<std::string>());
-  ParseResult parsed = parse_options(shared, out.common);
-  if (!parsed.ok) {
-    error = parsed.error;
-    return false;
-  }
-  if (vm.count("input")) out.inputs = vm["input"].as<std::vector<std::string>>();
-  if (vm.count("output-dir")) out.output_dir = vm["output-dir"].as<std::string>();
-  if (vm.count("seed")) out.seed = vm["seed"].as<uint64_t>();
-  if (vm.count("cxx")) out.cxx = vm["cxx"].as<std::string>();
+  dir.path = templ;
   return true;
 }
 
-// A run-time failure reported by the harness, as a kdt diagnostic.
+// A name for this run's output temporaries that no other run uses.
+std::string random_tag() {
+  uint64_t v = 0;
+  if (std::FILE* f = std::fopen("/dev/urandom", "rb")) {
+    if (std::fread(&v, sizeof v, 1, f) != 1) v = 0;
+    std::fclose(f);
+  }
+  v ^= static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ULL;
+  v ^= static_cast<uint64_t>(::getpid()) << 32;
+  return hex64(v);
+}
+
+std::string join(const std::vector<std::string>& words, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) out += (i ? separator : "") + words[i];
+  return out;
+}
+
+// Whether a failure writing into `dir` is most likely a full disk.
+bool disk_full(const std::string& dir, const std::string& log) {
+  if (log.find("No space left on device") != std::string::npos) return true;
+  struct statvfs vfs;
+  return ::statvfs(dir.c_str(), &vfs) == 0 && static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize < (uint64_t{1} << 20);
+}
+
+// A run-time failure reported by the harness, as a kdt diagnostic. The
+// report names the KD file of each location; files kdt did not read map
+// to the main file.
 void add_runtime_diagnostic(const std::string& json_text, Compilation& c) {
   nlohmann::json j = nlohmann::json::parse(json_text, nullptr, false);
-  if (j.is_discarded()) return;
+  if (j.is_discarded() || !j.is_object()) return;
   auto code = diag_code_from_name(j.value("code", ""));
   if (!code) return;
-  FileId file = 1;
-  SourceRange range{file, j.value("begin", 0u), j.value("end", 0u)};
+  auto file_of = [&](const nlohmann::json& at) -> FileId {
+    std::string path = at.value("file", "");
+    for (FileId id = 1; id <= c.sources.file_count(); ++id) {
+      if (c.sources.file(id).path == path) return id;
+    }
+    return 1;
+  };
+  SourceRange range{file_of(j), j.value("begin", 0u), j.value("end", 0u)};
   auto d = c.diags.report(*code, range, j.value("message", ""));
   for (const nlohmann::json& note : j.value("notes", nlohmann::json::array())) {
-    d.note(note.value("message", ""), SourceRange{file, note.value("begin", 0u), note.value("end", 0u)});
+    d.note(note.value("message", ""), SourceRange{file_of(note), note.value("begin", 0u), note.value("end", 0u)});
   }
+}
+
+// The harness's own message (`error: ...` on its stderr), or "".
+std::string harness_message(const std::string& err) {
+  std::istringstream in(err);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("error: ", 0) == 0) return line.substr(7);
+  }
+  return "";
 }
 
 }  // namespace
 
 int run_main(const std::vector<std::string>& args) {
-  RunOptions options;
+  RunArgs options;
   std::string error;
-  if (!parse_run_options(args, options, error)) return usage_error(options.common, error + " (see man kdt)");
+  if (!parse_run_args(args, options, error)) return usage_error(options.common, error + " (see kdt run --help)");
+  if (options.help) {
+    std::cout << run_help_text();
+    return 0;
+  }
+  // From here on SIGINT, SIGTERM and SIGHUP stop the run at its next step:
+  // the child's process group gets the signal, temporary files go, and kdt
+  // exits with 128 + the signal's number.
+  InterruptScope interrupts;
   const Options& common = options.common;
   std::unique_ptr<Compilation> c = compile_front_end(common.input, common);
   if (!c->io_error.empty()) return usage_error(common, c->io_error);
@@ -157,81 +162,179 @@ int run_main(const std::vector<std::string>& args) {
   auto fail_usage = [&](const std::string& message) {
     return usage_error(common, message, c->diags.sorted(), &c->sources);
   };
+  auto interrupted = [&](int sig) {
+    usage_error(common, "interrupted by " + signal_name(sig) + "; the run was stopped and its temporary files removed",
+                c->diags.sorted(), &c->sources);
+    return 128 + sig;
+  };
+  auto warn = [&](const std::string& message) {
+    if (common.diag_format == DiagFormat::Text) std::cerr << "kdt: warning: " << message << "\n";
+  };
   if (!c->ok) return finish(1);
+  if (!c->program.unused_defines.empty()) {
+    const std::string& name = c->program.unused_defines.front();
+    return fail_usage("-D " + name + ": no `const " + name + "` in the program");
+  }
   std::string kernel = common.kernel;
   if (kernel.empty()) {
-    if (c->program.kernels.empty()) {
-      return fail_usage("the program has no kernel to run");
-    }
+    if (c->program.kernels.empty()) return fail_usage("the program has no kernel to run");
     kernel = c->program.kernels.front()->name.text;
   }
   ir::Module module = lower_program(c->program, kernel);
-  if (module.kernels.empty()) {
-    return fail_usage("--kernel " + kernel + ": no such kernel in the program");
-  }
+  if (module.kernels.empty()) return fail_usage("--kernel " + kernel + ": no such kernel in the program");
   if (!discharge_module(module, c->diags)) return finish(1);
+  const ir::Kernel& k = module.kernels.front();
+  if (std::string problem = check_run_inputs(options, k); !problem.empty()) return fail_usage(problem);
   CppEmitOptions cpp;
   cpp.checks = common.checks;
   cpp.harness = true;
   cpp.input_name = c->sources.file(1).path;
   std::string source = emit_cpp(module, c->sources, cpp);
+  if (int sig = interrupt_signal()) return interrupted(sig);
 
-  // The compile cache: keyed by the emitted text, the compiler and its flags.
-  std::string cxx = options.cxx;
-  if (cxx.empty()) {
+  // The compiler: $CXX or --cxx split into words, as make's shell would.
+  std::string cxx_text = options.cxx;
+  const char* cxx_origin = "--cxx";
+  if (cxx_text.empty()) {
     const char* env = std::getenv("CXX");
-    cxx = env && *env ? env : "c++";
+    cxx_text = env && *env ? env : "c++";
+    cxx_origin = env && *env ? "$CXX" : "the default compiler";
   }
-  const std::string flags = "-std=c++17 -O2 -ffp-contract=off";
-  std::string key_text = source + "\n" + cxx + "\n" + flags;
-  char key[32];
-  std::snprintf(key, sizeof key, "%016llx",
-                static_cast<unsigned long long>(kdt_rt::fnv1a64(key_text.data(), key_text.size())));
-  fs::path dir = cache_dir() / key;
-  fs::path binary = dir / "kernel";
-  std::error_code ec;
-  if (!fs::exists(binary, ec)) {
-    fs::create_directories(dir, ec);
-    if (ec) return fail_usage("cannot create the cache directory " + dir.string() + ": " + ec.message());
-    std::string cpp_path = (dir / "kernel.cpp").string();
+  std::vector<std::string> cxx;
+  if (!split_words(cxx_text, cxx, error)) return fail_usage(std::string(cxx_origin) + " '" + cxx_text + "': " + error);
+  if (cxx.empty()) cxx = {"c++"};
+  std::vector<std::string> flags = {"-std=c++17", "-O2", "-ffp-contract=off"};
+  for (const std::string& text : options.cxxflags) {
+    std::vector<std::string> words;
+    if (!split_words(text, words, error)) return fail_usage("--cxxflags '" + text + "': " + error);
+    flags.insert(flags.end(), words.begin(), words.end());
+  }
+  const std::string compiler = join(cxx, " ");
+
+  PrivateDir tmp;
+  if (!make_private_dir(tmp, error)) return fail_usage(error);
+
+  // The cache key: the emitted text, the compiler's words and identity
+  // (its --version, once per run), and the flags.
+  ProcessSpec version;
+  version.argv = cxx;
+  version.argv.push_back("--version");
+  version.stdout_path = version.stderr_path = tmp.file("cxx-version.txt");
+  version.timeout_s = 60;
+  ProcessResult probed = run_process(version);
+  if (probed.kind == ProcessResult::Kind::Interrupted) return interrupted(probed.code);
+  if (probed.kind == ProcessResult::Kind::NotStarted) {
+    return fail_usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(probed) +
+                      (probed.code == ENOENT ? "; install one, or name it with --cxx or $CXX" : ""));
+  }
+  std::string identity = describe(probed) + "\n" + read_file(version.stdout_path);
+  std::string key_text = "kdt run cache 2\n" + identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" +
+                         join(flags, std::string(1, '\0')) + "\n" + source;
+  std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));
+  std::string check_text = "check\n" + key_text;
+  std::string check = hex64(kdt_rt::fnv1a64(check_text.data(), check_text.size()));
+
+  CacheDir cache;
+  if (!open_cache(cache, error)) return fail_usage(error);
+  if (!cache.note.empty()) warn(cache.note);
+  std::string binary;
+  if (!find_entry(cache, key, check, binary, error)) return fail_usage(error);
+  if (int sig = interrupt_signal()) return interrupted(sig);
+  if (binary.empty()) {
+    std::string cpp_path = tmp.file("kernel.cpp");
     std::string write_error = write_output(cpp_path, source);
     if (!write_error.empty()) return fail_usage(write_error);
-    std::string tmp_binary = (dir / ("kernel.tmp." + std::to_string(::getpid()))).string();
-    std::string log = (dir / "compile.log").string();
-    int status = shell(quote(cxx) + " " + flags + " -o " + quote(tmp_binary) + " " + quote(cpp_path) + " >" + quote(log) +
-                       " 2>&1");
-    if (status != 0) {
-      std::cerr << read_file(log);
-      return fail_usage("the C++ compiler `" + cxx + "` failed on the emitted code (" + cpp_path + ")");
+    ProcessSpec compile;
+    compile.argv = cxx;
+    compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
+    for (const std::string& a : {std::string("-o"), tmp.file("kernel"), cpp_path}) compile.argv.push_back(a);
+    compile.stdout_path = compile.stderr_path = tmp.file("compile.log");
+    ProcessResult built = run_process(compile);
+    if (built.kind == ProcessResult::Kind::Interrupted) return interrupted(built.code);
+    if (built.kind != ProcessResult::Kind::Exited || built.code != 0) {
+      std::string log = read_file(compile.stdout_path);
+      if (built.kind == ProcessResult::Kind::NotStarted) {
+        return fail_usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(built));
+      }
+      if (disk_full(tmp.path, log)) {
+        return fail_usage("no space left on device in " + tmp.path + ": the C++ compiler `" + compiler +
+                          "` could not write its output");
+      }
+      tmp.keep = true;
+      std::string message = "the C++ compiler `" + compiler + "` " + describe(built) +
+                            " on the emitted code; the code and the compiler's output are kept in " + tmp.path;
+      if (common.diag_format == DiagFormat::Text) std::cerr << log;
+      else message += ":\n" + log.substr(0, 8192);
+      return fail_usage(message);
     }
-    fs::rename(tmp_binary, binary, ec);
-    if (ec) return fail_usage("cannot place the compiled kernel in the cache: " + ec.message());
+    std::string store_error;
+    binary = store_entry(cache, key, check, tmp.file("kernel"), source, store_error);
+    if (binary.empty()) {
+      if (!store_error.empty()) warn("cannot store the compiled kernel in the cache " + cache.root + ": " + store_error);
+      binary = tmp.file("kernel");
+    }
   }
 
+  std::error_code ec;
   fs::create_directories(options.output_dir, ec);
-  std::string diag_json = (dir / ("diag." + std::to_string(::getpid()) + ".json")).string();
-  std::string out_path = (dir / ("stdout." + std::to_string(::getpid()))).string();
-  std::string err_path = (dir / ("stderr." + std::to_string(::getpid()))).string();
-  std::string command = quote(binary.string()) + " --output-dir " + quote(options.output_dir) + " --seed " +
-                        std::to_string(options.seed) + " --dma-mode " + common.dma_mode + " --program-order " +
-                        common.program_order + " --diag-json " + quote(diag_json);
-  for (const std::string& input : options.inputs) command += " --input " + quote(input);
-  int status = shell(command + " >" + quote(out_path) + " 2>" + quote(err_path) + " </dev/null");
-  std::string summary = read_file(out_path);
-  std::string harness_err = read_file(err_path);
-  std::string runtime_diag = read_file(diag_json);
-  fs::remove(out_path, ec);
-  fs::remove(err_path, ec);
-  fs::remove(diag_json, ec);
-  if (status == 1 && !runtime_diag.empty()) {
+  if (ec) return fail_usage("cannot create the output directory " + options.output_dir + ": " + ec.message());
+  // Outputs go to DIR/.NAME.npy.kdt-TAG until the kernel succeeded; the
+  // tag lets kdt remove them whatever became of the kernel.
+  std::string tag = random_tag();
+  ProcessSpec run;
+  run.argv = {binary,      "--output-dir",      options.output_dir,  "--seed",
+              std::to_string(options.seed),    "--dma-mode",        common.dma_mode,
+              "--program-order", common.program_order, "--diag-json", tmp.file("diag.json"),
+              "--temp-tag", tag};
+  for (const auto& [name, value] : options.inputs) {
+    run.argv.push_back("--input");
+    run.argv.push_back(name + "=" + value);
+  }
+  for (const std::string& name : options.random) {
+    run.argv.push_back("--random");
+    run.argv.push_back(name);
+  }
+  if (options.random_all) run.argv.push_back("--random-all");
+  run.stdout_path = tmp.file("stdout");
+  run.stderr_path = tmp.file("stderr");
+  run.timeout_s = options.timeout_s;
+  ProcessResult ran = run_process(run);
+  std::vector<std::string> outputs;
+  for (auto [is_ref, i] : k.params) {
+    if (is_ref && k.refs[i].is_output) outputs.push_back(k.refs[i].kd_name);
+  }
+  for (const std::string& name : outputs) {
+    ::unlink((options.output_dir + "/." + name + ".npy.kdt-" + tag).c_str());
+  }
+  std::string summary = read_file(run.stdout_path);
+  std::string harness_err = read_file(run.stderr_path);
+  std::string runtime_diag = read_file(tmp.file("diag.json"));
+  switch (ran.kind) {
+    case ProcessResult::Kind::Interrupted: return interrupted(ran.code);
+    case ProcessResult::Kind::TimedOut:
+      return fail_usage("the kernel did not finish within --timeout " + options.timeout_text +
+                        " seconds; it was stopped (no outputs written)");
+    case ProcessResult::Kind::NotStarted:
+      return fail_usage("cannot run the compiled kernel " + binary + ": " + std::strerror(ran.code));
+    case ProcessResult::Kind::Signaled:
+      return fail_usage("the compiled kernel " + describe(ran) + " (no outputs written)");
+    case ProcessResult::Kind::Exited: break;
+  }
+  if (ran.code == 1 && !runtime_diag.empty()) {
     add_runtime_diagnostic(runtime_diag, *c);
     return finish(1);
   }
-  if (status != 0) {
-    std::string message = harness_err;
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    if (message.rfind("error: ", 0) == 0) message = message.substr(7);
-    return fail_usage(message.empty() ? "the kernel exited with status " + std::to_string(status) : message);
+  if (ran.code != 0) {
+    std::string message = harness_message(harness_err);
+    return fail_usage(message.empty() ? "the compiled kernel exited with status " + std::to_string(ran.code) : message);
+  }
+  // A binary that exits 0 without its outputs is no success.
+  for (const std::string& name : outputs) {
+    if (summary.find("output " + name + ":") == std::string::npos ||
+        !fs::exists(options.output_dir + "/" + name + ".npy", ec)) {
+      return fail_usage("the compiled kernel " + binary + " exited with status 0 but did not write output `" + name +
+                        "`");
+    }
   }
   emit_diagnostics(common, c->diags.sorted(), c->sources);
   // The summary: stderr in text mode, stdout for json and sarif.

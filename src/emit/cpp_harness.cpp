@@ -1,6 +1,7 @@
 // The --harness main() of emitted C++ (also what `kdt run` compiles): reads
-// each parameter from a .npy file, a scalar from the command line or the
-// seeded generator, runs the kernel and writes every out/inout parameter.
+// each in/inout parameter from a .npy file and each scalar from the command
+// line (the seeded generator only when asked), runs the kernel and writes
+// every out/inout parameter (kdt_harness.h has the support code).
 #include "cpp_harness.h"
 
 #include "c_types.h"
@@ -17,12 +18,23 @@ std::string c_type(DType t) { return emit::c_type(t, "kdt_rt"); }
 void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w) {
   bool multi = k.devices > 1;
   std::string devices = std::to_string(k.devices);
-  w.line("// --harness: reads inputs from .npy files (or a seeded generator), runs the");
-  w.line("// kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy" +
+  w.line("// --harness: reads every in/inout parameter from a .npy file and every scalar from");
+  w.line("// --input NAME=VALUE (or the seeded generator, with --random NAME or --random-all),");
+  w.line("// runs the kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy" +
           std::string(multi ? " (device-major: [devices, ...])." : "."));
   w.open("int main(int argc, char** argv) {");
   w.line("kdt_rt::HarnessArgs args;");
   w.line("if (!kdt_rt::parse_harness_args(argc, argv, args)) return 2;");
+  std::string params;
+  for (auto [is_ref, i] : k.params) {
+    std::string kind = "Scalar", name = is_ref ? k.refs[i].kd_name : k.scalars[i].kd_name;
+    if (is_ref) {
+      const ir::Ref& r = k.refs[i];
+      kind = !r.is_output ? "In" : r.starts_uninitialized ? "Out" : "Inout";
+    }
+    params += std::string(params.empty() ? "" : ", ") + "{\"" + name + "\", kdt_rt::HarnessParamKind::" + kind + "}";
+  }
+  w.line("if (!kdt_rt::check_harness_params(args, {" + params + "})) return 2;");
   std::string call;
   uint64_t index = 0;
   auto shape_of = [&](const ir::Ref& r) {
@@ -34,9 +46,13 @@ void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w) {
     if (!call.empty()) call += ", ";
     if (is_ref) {
       const ir::Ref& r = k.refs[i];
-      w.line("std::vector<" + c_type(r.dtype) + "> " + r.name + ";");
-      w.line("if (!kdt_rt::harness_input(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
-              shape_of(r) + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
+      w.line("kdt_rt::HarnessBuffer<" + c_type(r.dtype) + "> " + r.name + ";");
+      if (r.is_output && r.starts_uninitialized) {
+        w.line("kdt_rt::harness_out_buffer({" + shape_of(r) + "}, " + r.name + ");");
+      } else {
+        w.line("if (!kdt_rt::harness_input(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) +
+                "\", {" + shape_of(r) + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
+      }
       if (multi) {
         std::string T = c_type(r.dtype);
         w.line("std::vector<" + T + "*> " + r.name + "_devices_;");
@@ -49,8 +65,8 @@ void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w) {
     } else {
       const ir::ScalarParam& sp = k.scalars[i];
       w.line(c_type(sp.dtype) + " " + sp.name + "{};");
-      w.line("if (!kdt_rt::harness_scalar(args, \"" + sp.kd_name + "\", " + sp.name + ", " + std::to_string(index) +
-              ")) return 2;");
+      w.line("if (!kdt_rt::harness_scalar(args, \"" + sp.kd_name + "\", \"" + std::string(dtype_name(sp.dtype)) +
+              "\", " + sp.name + ", " + std::to_string(index) + ")) return 2;");
       call += sp.name;
     }
     ++index;
@@ -66,12 +82,19 @@ void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w) {
   // the same on every run.
   w.line("std::printf(\"kernel " + k.kd_name + ": grid " + shape_string(k.grid) + ", " + devices +
           (k.devices == 1 ? " device" : " devices") + "\\ntime: %.3f ms\\n\", ms);");
+  w.line("kdt_rt::print_generated(args);");
+  // Every output goes to a temporary file first; all are renamed into
+  // place together, once every one is written.
   for (auto [is_ref, i] : k.params) {
     if (!is_ref || !k.refs[i].is_output) continue;
     const ir::Ref& r = k.refs[i];
-    w.line("if (!kdt_rt::harness_output(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
-            shape_of(r) + "}, " + r.name + ")) return 2;");
+    w.open("if (!kdt_rt::harness_output(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
+            shape_of(r) + "}, " + r.name + ")) {");
+    w.line("kdt_rt::harness_discard_outputs(args);");
+    w.line("return 2;");
+    w.close();
   }
+  w.line("if (!kdt_rt::harness_commit_outputs(args)) return 2;");
   w.line("return 0;");
   w.close();
 }

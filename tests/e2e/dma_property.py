@@ -148,7 +148,7 @@ def main():
     kd = os.path.join(tmp, "dma_cases.kd")
     with open(kd, "w") as f:
         f.write(program)
-    args = [KDT, "run", kd]
+    args = [KDT, "run", kd, "--random-all"]
     inputs = {}
     for c in cases:
         src = random_values(c.dtype, c.src_shape)

@@ -39,7 +39,7 @@ def main():
             failures += 1
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            cmd = [kdt, "run", path, "--output-dir", os.path.join(tmp, "out")]
+            cmd = [kdt, "run", path, "--random-all", "--output-dir", os.path.join(tmp, "out")]
             for spec in directives(path, "RUN-INPUT"):
                 lhs, value = spec.split("=", 1)
                 pname, dtype = lhs.split()

@@ -22,7 +22,7 @@ def run(sample, inputs, extra=(), kernel=None):
     """Runs kdt on SRC/samples/SAMPLE (or a path) with INPUTS (name -> array or scalar)."""
     tmp = tempfile.mkdtemp(prefix="kdt-e2e-")
     path = sample if os.path.isabs(sample) else os.path.join(SRC, "samples", sample)
-    args = [KDT, "run", path, "--output-dir", tmp]
+    args = [KDT, "run", path, "--output-dir", tmp, "--random-all"]
     if kernel:
         args += ["--kernel", kernel]
     for name, value in inputs.items():
@@ -60,7 +60,7 @@ def f32_to_bf16_bits(x):
 
 
 def kdt_run_raw(args, env=None):
-    return subprocess.run([KDT, "run"] + args, capture_output=True, text=True, env=env)
+    return subprocess.run([KDT, "run", "--random-all"] + args, capture_output=True, text=True, env=env)
 
 
 def expect(label, condition, detail=""):
@@ -319,8 +319,8 @@ def no_checks_runs_racy_kernel():
     """With --no-checks the race check is compiled out: the racy kernel completes."""
     global passed
     kd = os.path.abspath(os.path.join(SRC, "tests", "diag", "fail_race_read_in_flight.kd"))
-    checked = subprocess.run([KDT, "run", kd, "--output-dir", tempfile.mkdtemp()], capture_output=True, text=True)
-    unchecked = subprocess.run([KDT, "run", kd, "--no-checks", "--output-dir", tempfile.mkdtemp()],
+    checked = subprocess.run([KDT, "run", kd, "--random-all", "--output-dir", tempfile.mkdtemp()], capture_output=True, text=True)
+    unchecked = subprocess.run([KDT, "run", kd, "--random-all", "--no-checks", "--output-dir", tempfile.mkdtemp()],
                                capture_output=True, text=True)
     if checked.returncode == 1 and "[race]" in checked.stderr and unchecked.returncode == 0:
         passed += 1
@@ -334,7 +334,7 @@ def no_checks_runs_racy_kernel():
 def deterministic_summary():
     """The same multi-device run twice prints the same summary (but for the time)."""
     global passed
-    args = [KDT, "run", os.path.join(SRC, "samples", "all_gather.kd"), "--output-dir", tempfile.mkdtemp()]
+    args = [KDT, "run", os.path.join(SRC, "samples", "all_gather.kd"), "--random-all", "--output-dir", tempfile.mkdtemp()]
     runs = [subprocess.run(args, capture_output=True, text=True).stderr for _ in range(2)]
     strip = lambda text: [line for line in text.splitlines() if not line.startswith("time:")]
     if strip(runs[0]) == strip(runs[1]) and "checksum" in runs[0]:

@@ -48,7 +48,7 @@ def main():
             for kernel, scalars in kernels_of(kdt, path):
                 runs += 1
                 out = os.path.join(tmp, name + "." + kernel)
-                cmd = [kdt, "run", path, "--kernel", kernel, "--cxx", cxx, "--output-dir", out]
+                cmd = [kdt, "run", path, "--kernel", kernel, "--cxx", cxx, "--output-dir", out, "--random-all"]
                 for scalar in scalars:  # 1 satisfies every sample's asserts (a positive eps, a scale)
                     cmd += ["--input", scalar + "=1"]
                 r = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
       for (size_t o = 0; !failed && o < orders.size(); ++o) {
         const std::string tag = modes[m] + "-" + orders[o].first + orders[o].second;
         const std::string out = dir + "/out-" + tag, diag = dir + "/diag-" + tag + ".json";
-        std::vector<std::string> args = {opt.kdt, "run", kd, "--output-dir", out, "--dma-mode=" + modes[m],
+        std::vector<std::string> args = {opt.kdt, "run", kd, "--random-all", "--output-dir", out, "--dma-mode=" + modes[m],
                                          "--program-order=" + orders[o].first, "--seed", orders[o].second,
                                          "--diagnostics-format=json", "--diagnostics-file=" + diag};
         args.insert(args.end(), input_args.begin(), input_args.end());

@@ -57,7 +57,7 @@ TEST_SUITE("robustness") {
     CHECK(std::system(("c++ -std=c++17 -fsyntax-only " + tmp.file("k.cpp")).c_str()) == 0);
 
     // kdt run compiles and runs it: exit 0, and the injected command never ran.
-    kdt::test::RunResult run = run_in(tmp.path, "run " + quoted + " --output-dir " + tmp.file("out"));
+    kdt::test::RunResult run = run_in(tmp.path, "run " + quoted + " --random-all --output-dir " + tmp.file("out"));
     CAPTURE(run.err);
     CHECK(run.status == 0);
     CHECK(fs::exists(tmp.file("out/y.npy")));

@@ -1,11 +1,29 @@
 // kdt_harness.h - the optional main() of emitted C++ (`--harness`, `kdt run`):
 // its arguments, .npy inputs and outputs, scalars, and the failure report
 // `kdt run` reads. Included (embedded) after kdt_exec.h.
+//
+// Nothing is made up silently: every `in`/`inout` ref and every scalar needs
+// an --input, unless --random NAME or --random-all asks for generated data;
+// names that are not parameters, repeated inputs and scalars that do not fit
+// their dtype exactly are errors naming the parameter. Outputs go to
+// temporary files in the output directory (created, never opened through an
+// existing name) and are renamed into place only after the kernel succeeded.
 #ifndef KDT_RUNTIME_KDT_HARNESS_H
 #define KDT_RUNTIME_KDT_HARNESS_H
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,33 +65,163 @@ inline void report_failure(const RunError& e, const char* json_path) {
   if (!json_path || !*json_path) return;
   std::FILE* f = std::fopen(json_path, "w");
   if (!f) return;
-  std::fprintf(f, "{\"code\": \"%s\", \"message\": \"%s\", \"begin\": %u, \"end\": %u, \"notes\": [", e.code.c_str(),
-               json_escape(e.message).c_str(), e.loc.begin, e.loc.end);
+  std::fprintf(f, "{\"code\": \"%s\", \"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u, \"notes\": [",
+               e.code.c_str(), json_escape(e.message).c_str(), json_escape(e.loc.file ? e.loc.file : "").c_str(),
+               e.loc.begin, e.loc.end);
   for (size_t i = 0; i < e.notes.size(); ++i) {
-    std::fprintf(f, "%s{\"message\": \"%s\", \"begin\": %u, \"end\": %u}", i ? ", " : "",
-                 json_escape(e.notes[i].first).c_str(), e.notes[i].second.begin, e.notes[i].second.end);
+    const SourceLoc& loc = e.notes[i].second;
+    std::fprintf(f, "%s{\"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u}", i ? ", " : "",
+                 json_escape(e.notes[i].first).c_str(), json_escape(loc.file ? loc.file : "").c_str(), loc.begin,
+                 loc.end);
   }
   std::fprintf(f, "]}\n");
   std::fclose(f);
 }
 
-struct HarnessArgs {
-  std::vector<std::pair<std::string, std::string>> inputs;
-  std::string output_dir = ".";
-  std::string diag_json;
-  RunOptions run;
+// A parameter as the harness sees it: what it needs from the command line.
+enum class HarnessParamKind { In, Inout, Out, Scalar };
+struct HarnessParam {
+  const char* name;  // the KD name, as --input and the .npy files spell it
+  HarnessParamKind kind;
 };
 
+// The storage of a ref parameter: contiguous elements of T (not a
+// std::vector, which has no data() for bool), value-initialised.
+template <class T>
+class HarnessBuffer {
+ public:
+  void assign(size_t count) {
+    data_.reset(new T[count > 0 ? count : 1]());
+    size_ = count;
+  }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  size_t size_ = 0;
+};
+
+// An output written to its temporary file, waiting to be renamed.
+struct PendingOutput {
+  std::string temp;
+  std::string path;
+};
+
+struct HarnessArgs {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<std::string> random;  // --random NAME
+  bool random_all = false;          // --random-all
+  std::string output_dir = ".";
+  std::string diag_json;
+  std::string temp_tag;             // --temp-tag: names the output temporaries (kdt run passes one)
+  RunOptions run;
+  std::vector<std::string> generated;  // parameters filled from the generator, for the summary
+  std::deque<PendingOutput> pending;  // a deque: registered temp names must not move
+};
+
+namespace detail {
+
+inline bool harness_error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return false;
+}
+
+inline bool names_contain(const std::vector<std::string>& names, const std::string& name) {
+  for (const std::string& n : names) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+// The output temporaries of this process, removed by a terminating signal
+// (SIGINT, SIGTERM, SIGHUP) before the harness dies of it. Fixed slots: a
+// signal handler may only read memory that is already there.
+constexpr int kMaxTempSlots = 256;
+inline std::atomic<const char*>* temp_slots() {
+  static std::atomic<const char*> slots[kMaxTempSlots];
+  return slots;
+}
+
+inline void harness_on_signal(int sig) {
+  std::atomic<const char*>* slots = temp_slots();
+  for (int i = 0; i < kMaxTempSlots; ++i) {
+    if (const char* p = slots[i].load()) ::unlink(p);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+inline void register_temp(const char* path) {
+  static bool installed = false;
+  if (!installed) {
+    installed = true;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old;
+      if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+      struct sigaction sa;
+      std::memset(&sa, 0, sizeof sa);
+      sa.sa_handler = harness_on_signal;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+  }
+  std::atomic<const char*>* slots = temp_slots();
+  for (int i = 0; i < kMaxTempSlots; ++i) {
+    const char* expected = nullptr;
+    if (slots[i].compare_exchange_strong(expected, path)) return;
+  }
+}
+
+inline void unregister_temp(const char* path) {
+  std::atomic<const char*>* slots = temp_slots();
+  for (int i = 0; i < kMaxTempSlots; ++i) {
+    const char* expected = path;
+    if (slots[i].compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
+inline bool write_all_fd(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    bytes -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+inline std::string shape_text(const std::vector<uint64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+}  // namespace detail
+
+// The harness's command line: --input NAME=PATH|VALUE, --random NAME,
+// --random-all, --output-dir, --seed, --dma-mode, --program-order,
+// --diag-json (kdt run's failure report), --temp-tag.
 inline bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    bool missing = false;
     auto value = [&](const char* flag, std::string& into) {
       std::string prefix = std::string(flag) + "=";
       if (a.rfind(prefix, 0) == 0) {
         into = a.substr(prefix.size());
         return true;
       }
-      if (a == flag && i + 1 < argc) {
+      if (a == flag) {
+        if (i + 1 >= argc) {
+          missing = true;
+          return false;
+        }
         into = argv[++i];
         return true;
       }
@@ -82,25 +230,93 @@ inline bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
     std::string v;
     if (value("--input", v)) {
       size_t eq = v.find('=');
-      if (eq == std::string::npos) {
-        std::fprintf(stderr, "error: --input expects NAME=PATH or NAME=VALUE\n");
-        return false;
+      if (eq == std::string::npos || eq == 0) {
+        return detail::harness_error("--input expects NAME=PATH.npy or NAME=VALUE, got '" + v + "'");
       }
-      out.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+      std::string name = v.substr(0, eq);
+      for (const auto& [n, unused] : out.inputs) {
+        if (n == name) return detail::harness_error("--input " + name + " is given twice");
+      }
+      out.inputs.emplace_back(name, v.substr(eq + 1));
+    } else if (value("--random", v)) {
+      if (detail::names_contain(out.random, v)) return detail::harness_error("--random " + v + " is given twice");
+      out.random.push_back(v);
+    } else if (a == "--random-all") {
+      out.random_all = true;
     } else if (value("--output-dir", v)) {
       out.output_dir = v;
     } else if (value("--diag-json", v)) {
       out.diag_json = v;
+    } else if (value("--temp-tag", v)) {
+      out.temp_tag = v;
     } else if (value("--seed", v)) {
-      out.run.seed = std::strtoull(v.c_str(), nullptr, 0);
+      char* end = nullptr;
+      errno = 0;
+      out.run.seed = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || errno != 0 || v[0] == '-') {
+        return detail::harness_error("--seed expects a whole number, got '" + v + "'");
+      }
     } else if (value("--dma-mode", v)) {
+      if (v != "eager" && v != "on_wait") return detail::harness_error("--dma-mode expects eager or on_wait");
       out.run.eager_dma = v == "eager";
     } else if (value("--program-order", v)) {
+      if (v != "forward" && v != "reverse" && v != "shuffle") {
+        return detail::harness_error("--program-order expects forward, reverse or shuffle");
+      }
       out.run.program_order = v == "reverse" ? 1 : v == "shuffle" ? 2 : 0;
+    } else if (missing) {
+      return detail::harness_error(a + " needs a value");
     } else {
-      std::fprintf(stderr, "error: unknown argument '%s'\n", a.c_str());
-      return false;
+      return detail::harness_error("unknown argument '" + a + "'");
     }
+  }
+  return true;
+}
+
+// Checks the command line against the kernel's parameters: every --input and
+// --random names a parameter that reads its value, no parameter has both,
+// and every one that reads a value has one of them (or --random-all).
+inline bool check_harness_params(HarnessArgs& args, std::initializer_list<HarnessParam> params) {
+  auto find = [&](const std::string& name) -> const HarnessParam* {
+    for (const HarnessParam& p : params) {
+      if (name == p.name) return &p;
+    }
+    return nullptr;
+  };
+  auto known = [&]() {
+    std::string list;
+    for (const HarnessParam& p : params) list += std::string(list.empty() ? "" : ", ") + p.name;
+    return list.empty() ? std::string("it has none") : "its parameters: " + list;
+  };
+  auto check = [&](const char* flag, const std::string& name) {
+    const HarnessParam* p = find(name);
+    if (!p) return detail::harness_error(std::string(flag) + " " + name + ": the kernel has no parameter `" + name + "` (" + known() + ")");
+    if (p->kind == HarnessParamKind::Out) {
+      return detail::harness_error(std::string(flag) + " " + name + ": `" + name +
+                                   "` is an `out` parameter, written by the kernel and not read; it takes no input");
+    }
+    return true;
+  };
+  for (const auto& [name, unused] : args.inputs) {
+    if (!check("--input", name)) return false;
+  }
+  for (const std::string& name : args.random) {
+    if (!check("--random", name)) return false;
+    for (const auto& [n, unused] : args.inputs) {
+      if (n == name) return detail::harness_error("`" + name + "` has both --input and --random; give one of them");
+    }
+  }
+  std::string missing;
+  for (const HarnessParam& p : params) {
+    if (p.kind == HarnessParamKind::Out || args.random_all || detail::names_contain(args.random, p.name)) continue;
+    bool given = false;
+    for (const auto& [n, unused] : args.inputs) given = given || n == p.name;
+    if (!given) missing += std::string(missing.empty() ? "" : ", ") + "`" + p.name + "`";
+  }
+  if (!missing.empty()) {
+    return detail::harness_error("no input for " + missing +
+                                 ": give --input NAME=PATH.npy (NAME=VALUE for a scalar), or --random NAME or "
+                                 "--random-all for generated data");
   }
   return true;
 }
@@ -112,74 +328,242 @@ inline const std::string* find_input(const HarnessArgs& args, const char* name) 
   return nullptr;
 }
 
-// Loads parameter `name` from its .npy file, or fills it from the seeded
-// generator. Returns false (with a message) for a file of the wrong dtype
-// or shape.
+// The seed of parameter number `param_index`'s generated data.
+inline uint64_t input_seed(const HarnessArgs& args, uint64_t param_index) {
+  return args.run.seed * 0x9E3779B97F4A7C15ULL + param_index + 1;
+}
+
+// Loads `in`/`inout` parameter `name` from its .npy file, or fills it from
+// the seeded generator when --random asked for it. Returns false (with a
+// message) for a file of the wrong dtype or shape; the data is not read
+// then, so a header cannot make the harness read or allocate more than the
+// parameter holds.
 template <class T>
-inline bool harness_input(const HarnessArgs& args, const char* name, const char* kd_dtype,
-                          const std::vector<uint64_t>& shape, std::vector<T>& data, uint64_t param_index) {
+inline bool harness_input(HarnessArgs& args, const char* name, const char* kd_dtype,
+                          const std::vector<uint64_t>& shape, HarnessBuffer<T>& data, uint64_t param_index) {
   size_t count = 1;
   for (uint64_t d : shape) count *= static_cast<size_t>(d);
-  data.assign(count, T{});
   const std::string* path = find_input(args, name);
   if (!path) {
-    fill_random(data.data(), count, args.run.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
+    if (!args.random_all && !detail::names_contain(args.random, name)) {
+      return detail::harness_error(std::string("no input for `") + name + "`: give --input " + name +
+                                   "=PATH.npy, or --random " + name + " for generated data");
+    }
+    data.assign(count);
+    fill_random(data.data(), count, input_seed(args, param_index));
+    args.generated.push_back(name);
     return true;
   }
   NpyArray a;
   std::string error;
-  if (!npy_read(*path, a, error)) {
-    std::fprintf(stderr, "error: input '%s': %s\n", name, error.c_str());
-    return false;
+  std::string mismatch;
+  auto accept = [&](const NpyHeader& h) {
+    if (!npy_descr_accepts(kd_dtype, h.descr)) {
+      mismatch = std::string("input '") + name + "' (" + *path + "): the file holds dtype '" + h.descr +
+                 "', but the parameter is " + kd_dtype + " (expected '" + npy_descr_for(kd_dtype) + "')";
+      return false;
+    }
+    if (h.shape != shape) {
+      mismatch = std::string("input '") + name + "' (" + *path + "): the file has shape " +
+                 detail::shape_text(h.shape) + ", but the parameter needs " + detail::shape_text(shape);
+      return false;
+    }
+    return true;
+  };
+  if (!npy_read(*path, a, error, accept)) {
+    return detail::harness_error(!mismatch.empty() ? mismatch : std::string("input '") + name + "': " + error);
   }
-  if (!npy_descr_accepts(kd_dtype, a.descr)) {
-    std::fprintf(stderr, "error: input '%s' (%s): the file holds dtype '%s', but the parameter is %s (expected '%s')\n",
-                 name, path->c_str(), a.descr.c_str(), kd_dtype, npy_descr_for(kd_dtype));
-    return false;
+  data.assign(count);
+  if constexpr (std::is_same<T, bool>::value) {
+    // Any nonzero byte is true: a bool object must hold 0 or 1.
+    for (size_t i = 0; i < count; ++i) data.data()[i] = a.data[i] != 0;
+  } else if (count > 0) {
+    std::memcpy(static_cast<void*>(data.data()), a.data.data(), count * sizeof(T));
   }
-  if (a.shape != shape) {
-    std::string want = "(", got = "(";
-    for (size_t i = 0; i < shape.size(); ++i) want += (i ? ", " : "") + std::to_string(shape[i]);
-    for (size_t i = 0; i < a.shape.size(); ++i) got += (i ? ", " : "") + std::to_string(a.shape[i]);
-    std::fprintf(stderr, "error: input '%s' (%s): the file has shape %s), but the parameter needs %s)\n", name,
-                 path->c_str(), got.c_str(), want.c_str());
-    return false;
-  }
-  std::memcpy(static_cast<void*>(data.data()), a.data.data(), count * sizeof(T));
   return true;
 }
 
+// An `out` parameter: it reads nothing and starts zero-filled (the kernel
+// must write it; with checks on, reading it first is `uninitialized-read`).
 template <class T>
-inline bool harness_scalar(const HarnessArgs& args, const char* name, T& value, uint64_t param_index) {
-  const std::string* text = find_input(args, name);
-  if (!text) {
-    fill_random(&value, 1, args.run.seed * 0x9E3779B97F4A7C15ULL + param_index + 1);
+inline void harness_out_buffer(const std::vector<uint64_t>& shape, HarnessBuffer<T>& data) {
+  size_t count = 1;
+  for (uint64_t d : shape) count *= static_cast<size_t>(d);
+  data.assign(count);
+}
+
+namespace detail {
+
+// The exact value of a scalar's text, or why it has none: integers in
+// decimal or 0x hexadecimal within the dtype's range (no fraction, no
+// rounding, no wrapping), floats as strtod reads them within the dtype's
+// range (inf and nan when spelt so), bool as true/false/1/0.
+template <class T>
+inline bool parse_scalar_text(const std::string& text, T& value, std::string& why) {
+  if constexpr (std::is_same<T, bool>::value) {
+    if (text == "true" || text == "True" || text == "1") {
+      value = true;
+    } else if (text == "false" || text == "False" || text == "0") {
+      value = false;
+    } else {
+      why = "is not a bool (true, false, 1 or 0)";
+      return false;
+    }
+    return true;
+  } else if constexpr (is_kd_int<T>::value) {
+    size_t i = 0;
+    bool negative = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+    unsigned base = 10;
+    if (i + 1 < text.size() && text[i] == '0' && (text[i + 1] == 'x' || text[i + 1] == 'X')) {
+      base = 16;
+      i += 2;
+    }
+    if (i == text.size()) {
+      why = "is not an integer";
+      return false;
+    }
+    uint64_t magnitude = 0;
+    bool overflow = false;
+    for (; i < text.size(); ++i) {
+      const char c = text[i];
+      unsigned digit;
+      if (c >= '0' && c <= '9') digit = static_cast<unsigned>(c - '0');
+      else if (base == 16 && c >= 'a' && c <= 'f') digit = static_cast<unsigned>(c - 'a' + 10);
+      else if (base == 16 && c >= 'A' && c <= 'F') digit = static_cast<unsigned>(c - 'A' + 10);
+      else {
+        why = "is not an integer";
+        return false;
+      }
+      if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / base) overflow = true;
+      else magnitude = magnitude * base + digit;
+    }
+    const uint64_t max = static_cast<uint64_t>(std::numeric_limits<T>::max());
+    const uint64_t min_magnitude =
+        std::is_signed<T>::value ? max + 1 : 0;  // |min|: 2^(bits-1) for signed types, 0 for unsigned
+    if (overflow || (!negative && magnitude > max) || (negative && magnitude > min_magnitude)) {
+      why = "is out of range (" + std::to_string(+std::numeric_limits<T>::min()) + " to " +
+            std::to_string(+std::numeric_limits<T>::max()) + ")";
+      return false;
+    }
+    value = from_unsigned<T>(negative ? uint64_t{0} - magnitude : magnitude);
+    return true;
+  } else {
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(begin, &end);
+    if (text.empty() || end != begin + text.size() || std::isspace(static_cast<unsigned char>(text[0]))) {
+      why = "is not a number";
+      return false;
+    }
+    const bool overflow = std::isinf(d) && errno == ERANGE;
+    T v = convert<T>(d);
+    if (overflow || (std::isfinite(d) && std::isinf(float_to_f64(v)))) {
+      why = "is out of range for the dtype";
+      return false;
+    }
+    value = v;
     return true;
   }
-  char* end = nullptr;
-  double v = std::strtod(text->c_str(), &end);
-  if (end == text->c_str() || *end) {
-    std::fprintf(stderr, "error: scalar input '%s': '%s' is not a number\n", name, text->c_str());
-    return false;
+}
+
+}  // namespace detail
+
+template <class T>
+inline bool harness_scalar(HarnessArgs& args, const char* name, const char* kd_dtype, T& value,
+                           uint64_t param_index) {
+  const std::string* text = find_input(args, name);
+  if (!text) {
+    if (!args.random_all && !detail::names_contain(args.random, name)) {
+      return detail::harness_error(std::string("no input for scalar `") + name + "`: give --input " + name +
+                                   "=VALUE, or --random " + name + " for a generated value");
+    }
+    fill_random(&value, 1, input_seed(args, param_index));
+    args.generated.push_back(name);
+    return true;
   }
-  value = convert<T>(v);
+  std::string why;
+  if (!detail::parse_scalar_text(*text, value, why)) {
+    return detail::harness_error(std::string("scalar input '") + name + "' (" + kd_dtype + "): '" + *text + "' " + why);
+  }
   return true;
 }
 
+// Writes `data` to a temporary file next to DIR/NAME.npy (created with
+// O_EXCL: an existing name, a symlink included, is never opened) and prints
+// the output's summary line; harness_commit_outputs renames it into place.
 template <class T>
-inline bool harness_output(const HarnessArgs& args, const char* name, const char* kd_dtype,
-                           const std::vector<uint64_t>& shape, const std::vector<T>& data) {
-  std::string path = args.output_dir + "/" + name + ".npy";
-  std::string error;
-  if (!npy_write(path, npy_descr_for(kd_dtype), shape, data.data(), data.size() * sizeof(T), error)) {
-    std::fprintf(stderr, "error: output '%s': %s\n", name, error.c_str());
-    return false;
+inline bool harness_output(HarnessArgs& args, const char* name, const char* kd_dtype,
+                           const std::vector<uint64_t>& shape, const HarnessBuffer<T>& data) {
+  PendingOutput out;
+  out.path = args.output_dir + "/" + name + ".npy";
+  std::string header, error;
+  if (!npy_header(npy_descr_for(kd_dtype), shape, data.size() * sizeof(T), header, error)) {
+    return detail::harness_error(std::string("output '") + name + "': " + error);
+  }
+  const bool tagged = !args.temp_tag.empty();
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+    std::string tag = tagged ? args.temp_tag : std::to_string(::getpid()) + (attempt ? "-" + std::to_string(attempt) : "");
+    out.temp = args.output_dir + "/." + name + ".npy.kdt-" + tag;
+    fd = ::open(out.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno != EEXIST || tagged)) break;
+  }
+  if (fd < 0) {
+    return detail::harness_error(std::string("output '") + name + "': cannot create " + out.temp + ": " +
+                                 std::strerror(errno));
+  }
+  args.pending.push_back(out);
+  detail::register_temp(args.pending.back().temp.c_str());
+  bool ok = detail::write_all_fd(fd, header.data(), header.size()) &&
+            detail::write_all_fd(fd, data.data(), data.size() * sizeof(T));
+  const int saved = errno;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) {
+    return detail::harness_error(std::string("output '") + name + "': cannot write " + out.temp + ": " +
+                                 std::strerror(saved ? saved : errno));
   }
   std::string dims;
   for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
   std::printf("output %s: %s[%s] checksum %016llx\n", name, kd_dtype, dims.c_str(),
               static_cast<unsigned long long>(fnv1a64(data.data(), data.size() * sizeof(T))));
   return true;
+}
+
+// Removes the temporaries of outputs not renamed (after a failure).
+inline void harness_discard_outputs(HarnessArgs& args) {
+  for (const PendingOutput& p : args.pending) {
+    ::unlink(p.temp.c_str());
+    detail::unregister_temp(p.temp.c_str());
+  }
+  args.pending.clear();
+}
+
+// Renames every written output into place (rename replaces a symlink at
+// DIR/NAME.npy instead of writing through it).
+inline bool harness_commit_outputs(HarnessArgs& args) {
+  while (!args.pending.empty()) {
+    const PendingOutput& p = args.pending.front();
+    if (std::rename(p.temp.c_str(), p.path.c_str()) != 0) {
+      const int saved = errno;
+      const std::string path = p.path;
+      harness_discard_outputs(args);
+      return detail::harness_error("cannot write " + path + ": " + std::strerror(saved));
+    }
+    detail::unregister_temp(p.temp.c_str());
+    args.pending.pop_front();
+  }
+  std::fflush(stdout);
+  return true;
+}
+
+// The summary line naming the parameters filled from the generator.
+inline void print_generated(const HarnessArgs& args) {
+  if (args.generated.empty()) return;
+  std::string names;
+  for (const std::string& n : args.generated) names += (names.empty() ? "" : ", ") + n;
+  std::printf("generated inputs (seed %llu): %s\n", static_cast<unsigned long long>(args.run.seed), names.c_str());
 }
 
 }  // namespace kdt_rt

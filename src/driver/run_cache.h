@@ -1,0 +1,48 @@
+// The compile cache of `kdt run`: binaries keyed by a hash of the emitted
+// C++, the compiler's identity and the flags, in a directory no other user
+// can write, each entry verified before it is run.
+//
+// Layout: ROOT/KEY/kernel (the binary), ROOT/KEY/kernel.cpp (its source, for
+// people) and ROOT/KEY/kernel.sum, written last, after the binary was
+// renamed into place: the entry's second key hash and the binary's size and
+// FNV-1a hash. An entry whose sum is missing or does not match is rebuilt.
+#pragma once
+
+#include <string>
+
+namespace kdt {
+
+struct CacheDir {
+  std::string root;  // "" when there is no usable cache: compile for this run only
+  std::string note;  // why there is none (a warning for text mode), or ""
+};
+
+// Picks the cache directory: $KDT_CACHE_DIR, else $XDG_CACHE_HOME/kdt, else
+// $HOME/.cache/kdt, else $TMPDIR/kdt-cache-UID (one per user), and creates
+// what is missing with mode 0700. False, with `error`, when another user
+// could write it or a directory above it (the owner must be the current
+// user, or root for the directories above; no group or other write
+// permission unless the group is the user's private group, or, above the
+// cache, the directory is sticky like /tmp). A cache that cannot be created
+// (read-only file system, no permission) is no error: `root` stays empty.
+bool open_cache(CacheDir& cache, std::string& error);
+
+// The verified binary of entry `key`, or "" when there is none or it is
+// damaged (the caller rebuilds it). False, with `error`, when the entry is
+// not safe to run (a file or directory others could have written).
+bool find_entry(const CacheDir& cache, const std::string& key, const std::string& check, std::string& binary,
+                std::string& error);
+
+// Copies `built` (a freshly compiled binary) and `source` into entry `key`:
+// binary to a temporary file, renamed into place, then the sum file, also
+// renamed. Returns the cached binary's path, or "" with `error` when the
+// cache could not take it (read-only, full): the caller runs `built`.
+std::string store_entry(const CacheDir& cache, const std::string& key, const std::string& check,
+                        const std::string& built, const std::string& source, std::string& error);
+
+// Why another user could change the file or directory at `path`, or ""
+// (`above_cache`: a directory above the cache root, where root's and sticky
+// directories are fine).
+std::string foreign_writable(const std::string& path, bool above_cache);
+
+}  // namespace kdt
