@@ -27,6 +27,8 @@ struct Limits {
   // Files open at once through nested `include`s; the main file is level 0
   // (GCC and Clang stop at 200 nested #includes too).
   int64_t max_include_depth = 200;
+  // Bytes of one source file (the main file, an include, standard input).
+  int64_t max_source_bytes = int64_t{16} << 20;
   // Characters of one number or string literal token.
   int64_t max_literal_length = 65'536;
   // Kernels in one program, its included files counted.
@@ -37,6 +39,18 @@ struct Limits {
   // Bytes of all `scratch` buffers of one kernel, per program: sm_90's
   // largest shared memory per block (227 KiB, with the opt-in attribute).
   int64_t max_scratch_bytes = 227 * 1024;
+  // Bytes of one ref (a parameter or a scratch buffer): `kdt run` allocates
+  // every parameter, per device, before the first program runs.
+  int64_t max_ref_bytes = int64_t{1} << 32;
+  // Devices of a kernel: the C++ path runs one thread per device.
+  int64_t max_devices = 1'024;
+  // Programs of one launch, all devices together (grid size x devices): the
+  // C++ path keeps the state of every program of a multi-device launch
+  // until it ends, since remote DMAs and signals may reach it.
+  int64_t max_programs = int64_t{1} << 24;
 };
+
+// threads(T) and --threads: CUDA's bound on the threads of one block.
+constexpr int64_t kMaxThreadsPerBlock = 1024;
 
 }  // namespace kdt

@@ -152,6 +152,7 @@ void Checker::check_kernel_header(ast::Kernel& k) {
     diags_.report(DiagCode::InvalidDeclaration, k.name.range, "kernel `" + k.name.text + "` has no `grid(...)`")
         .fixit(SourceRange{k.body.range.file, k.body.range.begin, k.body.range.begin}, "grid(1) ");
   }
+  check_launch_size(k);
   for (ast::Param& p : k.params) {
     if (p.mode == ast::ParamMode::Scalar) {
       Symbol& s = declare(Symbol::Kind::Param, p.name, Type::value(p.scalar_dtype));
@@ -167,6 +168,7 @@ void Checker::check_kernel_header(ast::Kernel& k) {
                                                  : "unknown memory space `@" + p.mem_space.text + "`");
     }
     if (shape && !ref_rank_ok(*shape, p.tile_type->range)) shape.reset();
+    if (shape && !ref_size_ok(p.tile_type->dtype, *shape, p.tile_type->range)) shape.reset();
     Type t = shape ? Type::ref(p.tile_type->dtype, *shape, MemSpace::Global) : Type::error();
     Symbol& s = declare(Symbol::Kind::Param, p.name, t);
     s.mode = p.mode;
@@ -217,6 +219,7 @@ void Checker::check_stmt(ast::Stmt& s) {
       }
       auto shape = eval_shape(s.tile_type->dims, s.tile_type->range);
       if (shape && !ref_rank_ok(*shape, s.tile_type->range)) shape.reset();
+      if (shape && !ref_size_ok(s.tile_type->dtype, *shape, s.tile_type->range)) shape.reset();
       if (s.mem_space.text != "shared") {
         diags_.report(DiagCode::InvalidDeclaration, s.mem_space.range,
                       s.mem_space.text == "global" ? "scratch buffers live in `@shared` memory"

@@ -40,6 +40,12 @@ class Checker {
   Type check_asm(ast::Expr& e);
   Type check_index_value(ast::Expr& e);
 
+  // sizes.cpp
+  // Bytes of a ref: no 64-bit overflow, at most --max-ref-bytes.
+  bool ref_size_ok(DType dtype, const Shape& shape, SourceRange range);
+  // Programs, devices and threads of a kernel's launch.
+  void check_launch_size(const ast::Kernel& k);
+
   // check.cpp
   void check_kernel_header(ast::Kernel& k);
   void report_unused(const std::unordered_map<std::string, Symbol*>& scope);

@@ -105,12 +105,19 @@ const std::vector<LimitFlag>& limit_flags() {
       {"max-expression-terms", &Limits::max_expression_terms, 50'000,
        "most binary operators and indexings in one statement (default 10000)"},
       {"max-include-depth", &Limits::max_include_depth, 10'000, "deepest chain of nested includes (default 200)"},
+      {"max-source-bytes", &Limits::max_source_bytes, int64_t{1} << 40,
+       "largest source file, in bytes (default 16777216 = 16 MiB)"},
       {"max-literal-length", &Limits::max_literal_length, int64_t{1} << 30,
        "longest number or string literal, in bytes (default 65536)"},
       {"max-kernels", &Limits::max_kernels, 1'000'000, "most kernels in one program (default 1000)"},
       {"max-tile-bytes", &Limits::max_tile_bytes, int64_t{1} << 40, "largest tile value, in bytes (default 1048576)"},
       {"max-scratch-bytes", &Limits::max_scratch_bytes, int64_t{1} << 40,
        "most scratch per program of a kernel, in bytes (default 232448 = 227 KiB)"},
+      {"max-ref-bytes", &Limits::max_ref_bytes, int64_t{1} << 50,
+       "largest ref (parameter or scratch buffer), in bytes (default 4294967296 = 4 GiB)"},
+      {"max-devices", &Limits::max_devices, 65'536, "most devices of a kernel (default 1024)"},
+      {"max-programs", &Limits::max_programs, int64_t{1} << 40,
+       "most programs of one launch, grid size times devices (default 16777216)"},
   };
   return flags;
 }

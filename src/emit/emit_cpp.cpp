@@ -148,10 +148,10 @@ class KernelEmitter {
     if (options_.checks) w_.line("std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device");
     w_.line("kdt_rt::RunOptions options;");
     w_.line("kdt_rt::DeviceScheduler scheduler{" + std::to_string(k_.devices) + "};");
-    w_.line("std::vector<std::unique_ptr<" + n + "_program_state>> states = std::vector<std::unique_ptr<" + n +
-            "_program_state>>(" + std::to_string(k_.devices * count_of(k_.grid)) + ");");
+    w_.line("// By device * programs + flat index; ordered, so that the launch-end checks are deterministic.");
+    w_.line("std::map<int64_t, std::unique_ptr<" + n + "_program_state>> states;");
     w_.open(n + "_program_state& state(int device, int64_t flat) {");
-    w_.line("auto& slot = states[static_cast<size_t>(device) * " + std::to_string(count_of(k_.grid)) + " + static_cast<size_t>(flat)];");
+    w_.line("auto& slot = states[int64_t{device} * " + std::to_string(count_of(k_.grid)) + " + flat];");
     w_.open("if (!slot) {");
     w_.line("slot = std::make_unique<" + n + "_program_state>();");
     w_.line("slot->flat = flat;");
@@ -302,10 +302,9 @@ class KernelEmitter {
     int64_t programs = count_of(k_.grid);
     w_.line("// Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).");
     w_.open("[[maybe_unused]] static void " + k_.name + "_launch_end_checks(" + k_.name + "_launch& L) {");
-    w_.open("for (size_t i_ = 0; i_ < L.states.size(); ++i_) {");
-    w_.line("if (!L.states[i_]) continue;");
-    w_.line(k_.name + "_program_state& s = *L.states[i_];");
-    w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(i_ / " + std::to_string(programs) +
+    w_.open("for (const auto& [key_, state_] : L.states) {");
+    w_.line(k_.name + "_program_state& s = *state_;");
+    w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(key_ / " + std::to_string(programs) +
             ") + \", program \" + std::to_string(s.flat) + \")\";");
     emit_leak_checks("\" + when_ + \"");
     w_.close();
@@ -983,9 +982,10 @@ class KernelEmitter {
         std::string ap = materialize_array(a), bp = materialize_array(b);
         int64_t M = a.type.shape[0], K = a.type.shape[1], N = b.type.shape[1];
         DType in = a.type.dtype;
-        std::string acc_t = is_float(in) ? "float" : "int32_t";
+        // The node's dtype is the accumulator: f32, f64, i32 or i64 (ir/lower.cpp).
+        std::string acc_t = ctype(e.type.dtype);
         auto widen = [&](const std::string& v) {
-          if (in == DType::F32) return v;
+          if (is_float(in) && in == e.type.dtype) return v;
           return "kdt_rt::convert<" + acc_t + ">(" + v + ")";
         };
         declare();
@@ -1215,7 +1215,7 @@ class KernelEmitter {
     w_.line(k_.name + "_program(L, device, L.state(device, flat));");
     if (!multi) {
       w_.line("// One device: nothing can reach a finished program's state.");
-      w_.line("L.states[static_cast<size_t>(flat)].reset();");
+      w_.line("L.states.erase(flat);");
     }
     w_.close();
     w_.close("}, failure);");

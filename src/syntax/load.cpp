@@ -15,7 +15,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool read_file(const std::string& path, std::string& text, std::string& error) {
+// Reads at most `limit` bytes (--max-source-bytes) of a stream: the front
+// end needs some 26 bytes of memory per byte of source, so a huge file
+// (or a device that never ends) is refused before it exhausts the machine.
+bool read_bounded(std::istream& in, const std::string& path, int64_t limit, std::string& text, std::string& error) {
+  text.clear();
+  char buffer[1 << 16];
+  while (in) {
+    in.read(buffer, sizeof buffer);
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (static_cast<int64_t>(text.size()) > limit) {
+      error = "'" + path + "' is larger than " + std::to_string(limit) +
+              " bytes, the limit of --max-source-bytes (raise it with --max-source-bytes=N)";
+      return false;
+    }
+  }
+  if (in.bad()) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+bool read_file(const std::string& path, int64_t limit, std::string& text, std::string& error) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     error = "'" + path + "' is a directory";
@@ -26,14 +48,7 @@ bool read_file(const std::string& path, std::string& text, std::string& error) {
     error = "cannot open '" + path + "': " + std::generic_category().message(errno);
     return false;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  text = buffer.str();
-  return true;
+  return read_bounded(in, path, limit, text, error);
 }
 
 std::string identity(const std::string& path) {
@@ -100,8 +115,9 @@ class Loader {
         continue;
       }
       std::string text, error;
-      if (!read_file(resolved, text, error)) {
-        diags_.report(DiagCode::IncludeNotFound, include.path_range, error);
+      if (!read_file(resolved, options_.parse.limits.max_source_bytes, text, error)) {
+        bool too_large = static_cast<int64_t>(text.size()) > options_.parse.limits.max_source_bytes;
+        diags_.report(too_large ? DiagCode::LimitExceeded : DiagCode::IncludeNotFound, include.path_range, error);
         ok = false;
         continue;
       }
@@ -166,10 +182,10 @@ LoadResult load_program(const std::string& path, SourceManager& sources, Diagnos
     text = *options.main_text;
     base_dir = path == "-" ? fs::path() : fs::path(path).parent_path();
   } else if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     display = "<stdin>";
+    if (!read_bounded(std::cin, display, options.parse.limits.max_source_bytes, text, result.io_error)) return result;
   } else {
-    if (!read_file(path, text, result.io_error)) return result;
+    if (!read_file(path, options.parse.limits.max_source_bytes, text, result.io_error)) return result;
     base_dir = fs::path(path).parent_path();
   }
   if (path == "-") display = "<stdin>";

@@ -22,9 +22,10 @@ struct accumulate_blocks_launch {
   std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device
   kdt_rt::RunOptions options;
   kdt_rt::DeviceScheduler scheduler{1};
-  std::vector<std::unique_ptr<accumulate_blocks_program_state>> states = std::vector<std::unique_ptr<accumulate_blocks_program_state>>(8);
+  // By device * programs + flat index; ordered, so that the launch-end checks are deterministic.
+  std::map<int64_t, std::unique_ptr<accumulate_blocks_program_state>> states;
   accumulate_blocks_program_state& state(int device, int64_t flat) {
-    auto& slot = states[static_cast<size_t>(device) * 8 + static_cast<size_t>(flat)];
+    auto& slot = states[int64_t{device} * 8 + flat];
     if (!slot) {
       slot = std::make_unique<accumulate_blocks_program_state>();
       slot->flat = flat;
@@ -178,7 +179,7 @@ inline int accumulate_blocks(const float* x, float* out, const kdt_rt::RunOption
     for (int64_t flat : order) {
       accumulate_blocks_program(L, device, L.state(device, flat));
       // One device: nothing can reach a finished program's state.
-      L.states[static_cast<size_t>(flat)].reset();
+      L.states.erase(flat);
     }
   }, failure);
   if (!ok) {

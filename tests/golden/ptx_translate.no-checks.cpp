@@ -25,9 +25,10 @@ struct ptx_translate_launch {
   std::vector<ptx_translate_params> params;  // one set per device
   kdt_rt::RunOptions options;
   kdt_rt::DeviceScheduler scheduler{1};
-  std::vector<std::unique_ptr<ptx_translate_program_state>> states = std::vector<std::unique_ptr<ptx_translate_program_state>>(8);
+  // By device * programs + flat index; ordered, so that the launch-end checks are deterministic.
+  std::map<int64_t, std::unique_ptr<ptx_translate_program_state>> states;
   ptx_translate_program_state& state(int device, int64_t flat) {
-    auto& slot = states[static_cast<size_t>(device) * 8 + static_cast<size_t>(flat)];
+    auto& slot = states[int64_t{device} * 8 + flat];
     if (!slot) {
       slot = std::make_unique<ptx_translate_program_state>();
       slot->flat = flat;
@@ -334,7 +335,7 @@ inline int ptx_translate(const float* x, const float* y, const int32_t* k, float
     for (int64_t flat : order) {
       ptx_translate_program(L, device, L.state(device, flat));
       // One device: nothing can reach a finished program's state.
-      L.states[static_cast<size_t>(flat)].reset();
+      L.states.erase(flat);
     }
   }, failure);
   if (!ok) {

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -231,33 +232,63 @@ class DeviceScheduler {
     state_[0] = State::Running;
     std::vector<std::thread> threads;
     for (int d = 0; d < n; ++d) {
-      threads.emplace_back([this, d, &body] {
-        {
-          std::unique_lock<std::mutex> lock(mutex_);
-          cv_.wait(lock, [&] { return current_ == d || aborted_; });
-          if (aborted_) return;
-        }
-        try {
-          body(d);
-        } catch (const RunFailure& f) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (!aborted_) failure_ = f.error;
-          aborted_ = true;
-          cv_.notify_all();
-          return;
-        } catch (const Aborted&) {
-          return;
-        }
+      try {
+        threads.emplace_back(device_thread(d, body));
+      } catch (const std::exception& x) {
         std::lock_guard<std::mutex> lock(mutex_);
-        state_[static_cast<size_t>(d)] = State::Done;
-        pass_baton(d);
-      });
+        abort_with(resource_error("cannot start the thread of device " + std::to_string(d) + " (" + x.what() + ")"));
+        break;
+      }
     }
     for (std::thread& t : threads) t.join();
     if (aborted_) failure = failure_;
     return !aborted_;
   }
 
+ private:
+  // Memory or threads ran out: a diagnostic, never std::terminate.
+  static RunError resource_error(std::string message) {
+    RunError e;
+    e.code = "limit-exceeded";
+    e.message = std::move(message);
+    return e;
+  }
+
+  // Called with the mutex held: keeps the first failure, wakes every device.
+  void abort_with(const RunError& e) {
+    if (!aborted_) failure_ = e;
+    aborted_ = true;
+    cv_.notify_all();
+  }
+
+  // Device `d`'s thread: waits for the baton, runs, passes it on.
+  std::function<void()> device_thread(int d, const std::function<void(int)>& body) {
+    return [this, d, &body] {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return current_ == d || aborted_; });
+        if (aborted_) return;
+      }
+      try {
+        body(d);
+      } catch (const RunFailure& f) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_with(f.error);
+        return;
+      } catch (const Aborted&) {
+        return;
+      } catch (const std::exception& x) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_with(resource_error("the launch ran out of resources on device " + std::to_string(d) + " (" + x.what() + ")"));
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      state_[static_cast<size_t>(d)] = State::Done;
+      pass_baton(d);
+    };
+  }
+
+ public:
   // Blocks `device` until `ready()` holds, letting other devices run.
   void wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
     if (ready()) return;
