@@ -97,6 +97,10 @@ int run_transpile(const Options& options) {
   if (options.output != "-" && options.input != "-" && same_file(options.output, options.input)) {
     return usage_error(options, "the output '" + options.output + "' is the input file; refusing to overwrite it");
   }
+  if (options.run_defaults_given && !(options.emit == EmitKind::Cpp && options.harness)) {
+    return usage_error(options, "--dma-mode and --program-order apply to `kdt run` and to `--emit=cpp --harness` (as the "
+                                "harness's defaults)");
+  }
   std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
   if (!c->io_error.empty()) return usage_error(options, c->io_error);
   if (c->ok && !c->program.unused_defines.empty()) {
@@ -129,6 +133,8 @@ int run_transpile(const Options& options) {
           cpp.checks = options.checks;
           cpp.harness = options.harness;
           cpp.input_name = c->sources.file(1).path;
+          cpp.dma_mode = options.dma_mode;
+          cpp.program_order = options.program_order;
           output = emit_cpp(module, c->sources, cpp);
         } else {
           output = ir::print_module(module, c->sources);

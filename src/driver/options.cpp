@@ -243,6 +243,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   }
   out.harness = vm["harness"].as<bool>();
   out.checks = !vm["no-checks"].as<bool>();
+  out.run_defaults_given = vm.count("dma-mode") || vm.count("program-order");
   if (vm.count("dma-mode")) {
     static const std::map<std::string, std::string> modes = {{"eager", "eager"}, {"on_wait", "on_wait"}};
     if (!pick(vm["dma-mode"].as<std::string>(), modes, out.dma_mode, "dma-mode", result.error)) return fail(result.error);

@@ -15,7 +15,7 @@ std::string c_type(DType t) { return emit::c_type(t, "kdt_rt"); }
 
 }  // namespace
 
-void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w) {
+void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWriter& w) {
   bool multi = k.devices > 1;
   std::string devices = std::to_string(k.devices);
   w.line("// --harness: reads every in/inout parameter from a .npy file and every scalar from");
@@ -24,6 +24,12 @@ void emit_cpp_harness(const ir::Kernel& k, CodeWriter& w) {
           std::string(multi ? " (device-major: [devices, ...])." : "."));
   w.open("int main(int argc, char** argv) {");
   w.line("kdt_rt::HarnessArgs args;");
+  // kdt --emit=cpp --harness --dma-mode=... --program-order=...: the defaults.
+  if (options.dma_mode == "eager") w.line("args.run.eager_dma = true;");
+  if (options.program_order != "forward") {
+    w.line(std::string("args.run.program_order = ") + (options.program_order == "reverse" ? "1" : "2") + ";  // " +
+           options.program_order);
+  }
   w.line("if (!kdt_rt::parse_harness_args(argc, argv, args)) return 2;");
   std::string params;
   for (auto [is_ref, i] : k.params) {

@@ -1278,7 +1278,7 @@ std::string emit_cpp(const ir::Module& module, const SourceManager& sources, con
   w.line("}  // namespace kdt_kernels");
   if (options.harness && !module.kernels.empty()) {
     w.line();
-    emit::emit_cpp_harness(module.kernels.front(), w);
+    emit::emit_cpp_harness(module.kernels.front(), options, w);
   }
   return w.str();
 }

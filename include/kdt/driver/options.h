@@ -33,6 +33,7 @@ struct Options {
   bool checks = true;
   std::string dma_mode = "on_wait";
   std::string program_order = "forward";
+  bool run_defaults_given = false;  // --dma-mode or --program-order on the command line
   std::optional<std::string> explain;
   DiagFormat diag_format = DiagFormat::Text;
   std::string diag_file;

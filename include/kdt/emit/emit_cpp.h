@@ -11,6 +11,9 @@ struct CppEmitOptions {
   bool checks = true;    // run-time checks (--no-checks leaves them out)
   bool harness = false;  // add a main() that reads and writes .npy files
   std::string input_name;  // for the header comment
+  // With `harness`: the defaults of the harness's --dma-mode and --program-order.
+  std::string dma_mode = "on_wait";
+  std::string program_order = "forward";
 };
 
 std::string emit_cpp(const ir::Module& module, const SourceManager& sources, const CppEmitOptions& options);

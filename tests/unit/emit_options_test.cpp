@@ -1,0 +1,43 @@
+// Issue 12, item 21: `kdt --dma-mode/--program-order` are not silently
+// ignored: with --emit=cpp --harness they become the harness's defaults,
+// anywhere else they are refused.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "test_support.h"
+
+TEST_SUITE("cli") {
+  TEST_CASE("--dma-mode and --program-order set the harness's defaults, and are refused elsewhere") {
+    kdt::test::TempDir tmp;
+    kdt::test::write_text(tmp.file("k.kd"),
+                          "kernel k(y: out i32[2] @global) grid(2) { y[program_id(0)] = program_id(0); }\n");
+    for (std::string bad : {"--emit=check --dma-mode=eager", "--emit=ir --program-order=reverse",
+                            "--emit=cpp --dma-mode=eager", "--emit=cuda --program-order=shuffle"}) {
+      CAPTURE(bad);
+      kdt::test::RunResult r = kdt::test::run_kdt(bad + " -o " + tmp.file("out") + " " + tmp.file("k.kd"));
+      CHECK(r.status == 2);
+      CHECK(r.err.find("--dma-mode and --program-order apply to `kdt run` and to `--emit=cpp --harness`") !=
+            std::string::npos);
+      CHECK_FALSE(std::filesystem::exists(tmp.file("out")));
+    }
+    // Without checks the last program to run decides y[0]: the program order shows.
+    kdt::test::write_text(tmp.file("last.kd"), "kernel k(y: out i32[1] @global) grid(2) { y[0] = program_id(0); }\n");
+    auto y0 = [&](const std::string& flags) {
+      std::string cpp = tmp.file("last.cpp"), bin = tmp.file("last"), out = tmp.file("out-dir");
+      REQUIRE(kdt::test::run_kdt("--emit=cpp --harness --no-checks " + flags + " -o " + cpp + " " + tmp.file("last.kd")).status == 0);
+      REQUIRE(std::system(("c++ -std=c++17 -O0 -o " + bin + " " + cpp).c_str()) == 0);
+      std::filesystem::create_directories(out);
+      REQUIRE(std::system((bin + " --output-dir " + out + " >/dev/null").c_str()) == 0);
+      std::string npy = kdt::test::read_text(out + "/y.npy");
+      REQUIRE(npy.size() >= 4);
+      return static_cast<unsigned char>(npy[npy.size() - 4]);
+    };
+    CHECK(y0("") == 1);
+    CHECK(y0("--program-order=reverse") == 0);
+    CHECK(kdt::test::read_text(tmp.file("last.cpp")).find("args.run.program_order = 1;  // reverse") != std::string::npos);
+    CHECK(y0("--dma-mode=eager --program-order=forward") == 1);
+    CHECK(kdt::test::read_text(tmp.file("last.cpp")).find("args.run.eager_dma = true;") != std::string::npos);
+  }
+}
