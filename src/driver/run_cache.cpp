@@ -151,6 +151,19 @@ bool open_cache(CacheDir& cache, std::string& error) {
     if (ec) tmp = "/tmp";
     root = tmp / ("kdt-cache-" + std::to_string(::geteuid()));
   }
+  bool shared_tmp = false;
+  if (!std::getenv("KDT_CACHE_DIR") || !*std::getenv("KDT_CACHE_DIR")) {
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    shared_tmp = !(xdg && *xdg) && !(home && *home);
+  }
+  struct stat link;
+  if (shared_tmp && ::lstat(root.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    // In a directory everyone can write, the name is not ours until proven.
+    error = "refusing to use the cache directory " + root.string() +
+            ": it is a symbolic link, which another user could have planted; remove it or set KDT_CACHE_DIR";
+    return false;
+  }
   if (int e = make_private_dirs(root)) {
     cache.note = "cannot create the cache directory " + root.string() + ": " + std::strerror(e) +
                  "; the kernel is compiled for this run only";

@@ -380,6 +380,13 @@ TEST_SUITE("run") {
     RunResult open = kdt_env(env, f.args());
     CHECK(open.status == 2);
     CHECK(open.err.find("every user can write it") != std::string::npos);
+    // So is a symbolic link in its place (to a directory of the user's own, even).
+    fs::rename(mine, tmp.file("elsewhere"));
+    ::chmod(tmp.file("elsewhere").c_str(), 0700);
+    fs::create_directory_symlink(tmp.file("elsewhere"), mine);
+    RunResult link = kdt_env(env, f.args());
+    CHECK(link.status == 2);
+    CHECK(link.err.find("symbolic link") != std::string::npos);
   }
 
   TEST_CASE("a read-only cache still serves hits and gains no files") {
