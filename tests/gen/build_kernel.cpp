@@ -440,7 +440,13 @@ void Builder::phase_dma_in() {
   const bool partial = scr.written;
   View src;
   RefState* from = nullptr;
-  if (!dma_source(dt, moved, false, src, &from)) return;
+  // Never the scratch itself: a DMA whose source and destination overlap
+  // is a race (spec section 7), reported at run time.
+  scr.busy = true;
+  if (!dma_source(dt, moved, false, src, &from)) {
+    scr.busy = false;
+    return;
+  }
   const std::string sem = add_sem(true);
   Stmt start;
   start.kind = Stmt::Kind::DmaStart;
@@ -448,7 +454,6 @@ void Builder::phase_dma_in() {
   start.dst = dst;
   start.sem = sem_ref(sem, 0);
   emit(start);
-  scr.busy = true;
   if (ch_.coin()) let_binding(2);
   Stmt wait;
   wait.kind = Stmt::Kind::DmaWait;
