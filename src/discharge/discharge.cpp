@@ -77,7 +77,11 @@ class Discharger {
     // blocks, where in the template, and offer the fallback skeleton.
     ptx::TranslateResult t = ptx::translate_asm(k_, s.asm_id);
     if (t.ok) return;
-    std::string skeleton = " fallback {";
+    // The suggested fallback must not let the program run with made-up
+    // outputs: it fails (`assert-failed`) where it runs until its author
+    // replaces it. The assignments after the assert are never reached; they
+    // only make the fallback complete (asm-fallback-incomplete).
+    std::string skeleton = " fallback { assert(false, \"write this fallback in plain KD, or use --emit=cuda\");";
     for (size_t i = 0; i < a.outputs.size(); ++i) {
       skeleton += " " + a.output_names[i] + " = " + (is_float(a.outputs[i].second) ? "0.0" : "0") + ";";
     }
@@ -87,8 +91,9 @@ class Discharger {
     diags_.report(DiagCode::UnsupportedDischarge, a.range,
                   "this asm block has no `fallback` and its PTX cannot be translated exactly: `" + t.instruction +
                       "` (" + where + "): " + t.reason)
-        .note("add a `fallback { ... }` in plain KD that assigns every output, or use the CUDA path "
-              "(--emit=cuda); docs/ptx.md lists the PTX subset kdt translates")
+        .note("add a `fallback { ... }` in plain KD that assigns every output, or use --emit=cuda; the "
+              "suggested fallback stops the run with `assert-failed` until its body is written; docs/ptx.md "
+              "lists the PTX subset kdt translates")
         .fixit(end, skeleton);
     ok_ = false;
   }

@@ -190,4 +190,68 @@ TEST_SUITE("diagnostics") {
     CHECK(quiet.status == 0);
     CHECK(quiet.err.empty());
   }
+
+  // Issue 12, item 10: the fix-it of an undischargeable asm must not make
+  // the program run with a made-up value. Applied as offered, it gives a
+  // program that checks clean and stops with `assert-failed` where the
+  // fallback runs; the note names --emit=cuda.
+  TEST_CASE("the fallback fix-it of unsupported-discharge fails loudly where it runs") {
+    struct Case {
+      const char* what;
+      std::string kd;
+    };
+    const std::vector<Case> cases = {
+        {"one float output",
+         "kernel k(y: out f32[8] @global) grid(1) {\n"
+         "    y[...] = asm ptx (a: f32 = f32(iota(i32[8], 0))) -> (o: f32) {\n"
+         "        \"ex2.approx.f32 %o, %a;\"\n"
+         "    };\n"
+         "}\n"},
+        {"two outputs",
+         "kernel k(y: out u32[4] @global) grid(1) {\n"
+         "    let (lo, hi) = asm ptx (a: u32 = 1) -> (l: u32, h: f32) {\n"
+         "        \"mov.u32 %l, %%laneid;\"\n"
+         "        \"mov.f32 %h, 0f00000000;\"\n"
+         "    };\n"
+         "    y[...] = lo + u32(hi);\n"
+         "}\n"},
+        {"no outputs",
+         "kernel k(y: out i32[4] @global) grid(1) {\n"
+         "    asm ptx volatile () -> () { \"membar.gl;\" };\n"
+         "    y[...] = zeros(i32[4]);\n"
+         "}\n"},
+    };
+    for (const Case& c : cases) {
+      INFO(c.what);
+      kdt::test::TempDir tmp;
+      kdt::test::write_text(tmp.file("k.kd"), c.kd);
+      kdt::test::RunResult r =
+          kdt::test::run_kdt("--emit=discharged-ir -o /dev/null --diagnostics-format=json " + tmp.file("k.kd"));
+      REQUIRE(r.status == 1);
+      json j = json::parse(r.err);
+      REQUIRE(j.size() == 1);
+      CHECK(j[0]["code"] == "unsupported-discharge");
+      REQUIRE(j[0]["children"].size() == 1);
+      CHECK(j[0]["children"][0]["message"].get<std::string>().find("or use --emit=cuda") != std::string::npos);
+      REQUIRE(j[0]["fixits"].size() == 1);
+      const json& fix = j[0]["fixits"][0];
+      std::string insert = fix["string"];
+      CHECK(insert.find("assert(false, ") != std::string::npos);
+      CHECK(insert.find("= 0") == (std::string(c.what) == "no outputs" ? std::string::npos : insert.find("= 0")));
+      // Apply it: an insertion at (line, byte-column) of the source.
+      REQUIRE(fix["start"] == fix["next"]);
+      size_t at = 0;
+      for (int line = 1; line < fix["start"]["line"].get<int>(); ++line) at = c.kd.find('\n', at) + 1;
+      at += fix["start"]["byte-column"].get<size_t>() - 1;
+      std::string fixed = c.kd.substr(0, at) + insert + c.kd.substr(at);
+      kdt::test::write_text(tmp.file("fixed.kd"), fixed);
+      kdt::test::RunResult check = kdt::test::run_kdt("--emit=discharged-ir -o /dev/null " + tmp.file("fixed.kd"));
+      CHECK_MESSAGE(check.status == 0, fixed << "\n" << check.err);
+      kdt::test::RunResult run =
+          kdt::test::run_kdt("run " + tmp.file("fixed.kd") + " --output-dir " + tmp.file("out"));
+      CHECK_MESSAGE(run.status == 1, fixed << "\n" << run.out << run.err);
+      CHECK_MESSAGE(run.err.find("assert-failed") != std::string::npos, run.err);
+      CHECK(run.err.find("or use --emit=cuda") != std::string::npos);
+    }
+  }
 }
