@@ -83,8 +83,10 @@ primary
     | asmBlock                                             # asmExpr
     ;
 
+// A keyword's value may be a dtype name (`dtype=bf16`, spec section 9); the
+// checker rejects it for every other keyword, and unknown keywords too.
 arg
-    : IDENT ASSIGN expr                                    # keywordArg
+    : IDENT ASSIGN (dtype | expr)                          # keywordArg
     | tileType                                             # typeArg
     | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK            # shapeArg
     | expr                                                 # positionalArg

@@ -29,6 +29,83 @@ const std::set<std::string> kUnaryMath = {"exp", "log", "sqrt", "rsqrt", "tanh",
 const std::set<std::string> kCrossLane = {"shfl",  "vote",  "bar",    "barrier", "ldmatrix", "stmatrix", "movmatrix",
                                           "mma",   "wgmma", "match",  "redux",   "activemask", "elect"};
 
+// Keywords that Pallas (jax.numpy) spells differently from KD.
+const std::pair<std::string, std::string> kPallasKeywords[] = {{"preferred_element_type", "dtype"}};
+
+// A keyword value that is a dtype name (`dtype=bf16`; the parser gives it as a Name).
+bool is_dtype_name(const ast::Expr* e) {
+  return e && e->kind == ast::Expr::Kind::Name && dtype_from_name(e->spelling).has_value();
+}
+
+// `e` as constant + sum(coefficient x name) when it is linear in names that
+// are not constants (`i*B`, `(i+1)*B`, `B + i - 1`); nullopt otherwise.
+struct Linear {
+  int64_t constant = 0;
+  std::map<std::string, int64_t> terms;
+};
+
+std::optional<Linear> linear(Checker& c, const ast::Expr& e, int depth = 0) {
+  if (depth > 32) return std::nullopt;
+  if (auto v = c.eval_const(e, true)) return Linear{*v, {}};
+  // Wrapping arithmetic: a wrong guess only loses the suggestion.
+  auto add = [](int64_t x, int64_t y) { return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); };
+  auto mul = [](int64_t x, int64_t y) { return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); };
+  switch (e.kind) {
+    case ast::Expr::Kind::Name: return Linear{0, {{e.spelling, 1}}};
+    case ast::Expr::Kind::Unary: {
+      if (e.unary_op != ast::UnaryOp::Neg) return std::nullopt;
+      auto x = linear(c, *e.operands[0], depth + 1);
+      if (!x) return x;
+      x->constant = mul(x->constant, -1);
+      for (auto& [name, k] : x->terms) k = mul(k, -1);
+      return x;
+    }
+    case ast::Expr::Kind::Binary: {
+      auto x = linear(c, *e.operands[0], depth + 1);
+      auto y = linear(c, *e.operands[1], depth + 1);
+      if (!x || !y) return std::nullopt;
+      if (e.binary_op == ast::BinaryOp::Add || e.binary_op == ast::BinaryOp::Sub) {
+        int64_t sign = e.binary_op == ast::BinaryOp::Add ? 1 : -1;
+        x->constant = add(x->constant, mul(sign, y->constant));
+        for (const auto& [name, k] : y->terms) x->terms[name] = add(x->terms[name], mul(sign, k));
+        return x;
+      }
+      if (e.binary_op == ast::BinaryOp::Mul && (x->terms.empty() || y->terms.empty())) {
+        const Linear& k = x->terms.empty() ? *x : *y;
+        Linear out = x->terms.empty() ? *y : *x;
+        out.constant = mul(out.constant, k.constant);
+        for (auto& [name, coefficient] : out.terms) coefficient = mul(coefficient, k.constant);
+        return out;
+      }
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// Adds to the not-constant error of a slice `a:b` the KD form of a dynamic
+// slice, with a fix-it when `b - a` is constant: `x[i*B:(i+1)*B]` is
+// `x[ds(i*B, B)]` (Pallas's `pl.ds(i*B, B)`).
+void dynamic_slice_hint(Checker& c, DiagnosticBuilder d, const ast::IndexEntry& entry, const SourceManager& sources) {
+  d.note("the bounds of a slice `a:b` are constant expressions; a slice of constant size at a dynamic start is "
+         "`ds(start, size)`, as Pallas's `pl.ds`");
+  auto a = linear(c, *entry.first);
+  auto b = linear(c, *entry.second);
+  if (!a || !b) return;
+  int64_t size = static_cast<int64_t>(static_cast<uint64_t>(b->constant) - static_cast<uint64_t>(a->constant));
+  for (const auto& [name, k] : b->terms) {
+    auto other = a->terms.find(name);
+    if (k != (other == a->terms.end() ? 0 : other->second)) return;
+  }
+  for (const auto& [name, k] : a->terms) {
+    if (k != 0 && !b->terms.count(name)) return;
+  }
+  if (size <= 0) return;
+  const SourceRange& r = entry.first->range;
+  std::string start = sources.file(r.file).text.substr(r.begin, r.end - r.begin);
+  d.fixit(entry.range, "ds(" + start + ", " + std::to_string(size) + ")");
+}
+
 }  // namespace
 
 namespace {
@@ -43,9 +120,21 @@ CallArgs split_args(ast::Expr& call, size_t min_positional, size_t max_positiona
       if (!known) {
         std::string list;
         for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + "`" + k + "`";
-        diags.report(DiagCode::BadArgument, arg.keyword.range,
-                     "`" + name + "` has no keyword argument `" + arg.keyword.text + "`" +
-                         (list.empty() ? std::string() : "; allowed: " + list));
+        DiagnosticBuilder d = diags.report(DiagCode::BadArgument, arg.keyword.range,
+                                           "`" + name + "` has no keyword argument `" + arg.keyword.text + "`" +
+                                               (list.empty() ? std::string() : "; allowed: " + list));
+        // Pallas's spelling of a keyword KD has under another name.
+        for (const auto& [pallas, kd] : kPallasKeywords) {
+          bool allowed_here = std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return kd == k; });
+          if (arg.keyword.text == pallas && allowed_here) {
+            d.note("Pallas's `" + pallas + "=` is `" + kd + "=` in KD").fixit(arg.keyword.range, kd);
+          }
+        }
+        out.ok = false;
+      } else if (is_dtype_name(arg.value.get()) && arg.keyword.text != "dtype") {
+        diags.report(DiagCode::BadArgument, arg.value->range,
+                     "`" + arg.keyword.text + "=` takes a value, not the dtype `" + arg.value->spelling +
+                         "`; a dtype is a value only after `dtype=`");
         out.ok = false;
       } else if (out.keywords.count(arg.keyword.text)) {
         diags.report(DiagCode::BadArgument, arg.keyword.range, "keyword argument `" + arg.keyword.text + "` given twice");
@@ -212,9 +301,12 @@ static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntr
         break;
       }
       case ast::IndexEntry::Kind::Slice: {
+        size_t reported = diags.diagnostics().size();
         auto a = c.eval_const(*entry->first);
         auto b = c.eval_const(*entry->second);
         if (!a || !b) {
+          // Pallas's `x[i*B:(i+1)*B]`: KD's dynamic slice is ds(start, size).
+          if (dynamic_allowed) dynamic_slice_hint(c, diags.amend(reported), *entry, diags.sources());
           ok = false;
           break;
         }
@@ -565,14 +657,48 @@ Type Checker::check_call(ast::Expr& e) {
     return Type::value(t.dtype, {t.shape[1], t.shape[0]});
   }
   if (f == "dot") {
-    CallArgs a = args_of(2, 2, {});
+    // dot(a, b, dtype=T, trans_a=…, trans_b=…) (spec section 9; the
+    // accumulator for 64-bit inputs is kdt's decision, docs/language.md).
+    CallArgs a = args_of(2, 2, {"dtype", "trans_a", "trans_b"});
     if (!a.ok) return Type::error();
     Type x = value(a.positional[0]);
     Type y = value(a.positional[1]);
     if (x.is_error() || y.is_error()) return Type::error();
-    if (x.shape.size() != 2 || y.shape.size() != 2 || x.shape[1] != y.shape[0]) {
+    bool trans[2] = {false, false};
+    bool flags_ok = true;
+    for (int i = 0; i < 2; ++i) {
+      const char* word = i == 0 ? "trans_a" : "trans_b";
+      if (ast::Arg* k = a.keyword(word)) {
+        if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
+          diags_.report(DiagCode::NotConstant, k->value->range, std::string("`") + word + "` must be `true` or `false`");
+          flags_ok = false;
+        } else {
+          trans[i] = k->value->bool_value;
+          k->value->type = Type::value(DType::Bool);
+        }
+      }
+    }
+    std::optional<DType> result;
+    if (ast::Arg* k = a.keyword("dtype")) {
+      result = is_dtype_name(k->value.get()) ? dtype_from_name(k->value->spelling) : std::nullopt;
+      if (!result) {
+        diags_.report(DiagCode::BadArgument, k->value->range, "`dtype=` takes a dtype such as `f32` or `bf16`");
+        flags_ok = false;
+      } else if (*result == DType::Bool) {
+        diags_.report(DiagCode::BadArgument, k->value->range, "the result of `dot` is numeric; `dtype=bool` is not allowed");
+        flags_ok = false;
+      }
+    }
+    if (!flags_ok) return Type::error();
+    // [M, K] x [K, N]; trans_a takes `a` as [K, M], trans_b `b` as [N, K].
+    if (x.shape.size() != 2 || y.shape.size() != 2 || x.shape[trans[0] ? 0 : 1] != y.shape[trans[1] ? 1 : 0]) {
+      std::string wanted = std::string(trans[0] ? "[K, M]" : "[M, K]") + " x " + (trans[1] ? "[N, K]" : "[K, N]");
+      std::string with = trans[0] && trans[1] ? " with `trans_a=true, trans_b=true`"
+                         : trans[0]           ? " with `trans_a=true`"
+                         : trans[1]           ? " with `trans_b=true`"
+                                              : "";
       diags_.report(DiagCode::ShapeMismatch, e.range,
-                    "`dot` takes [M, K] x [K, N], not " + shape_string(x.shape) + " x " + shape_string(y.shape));
+                    "`dot`" + with + " takes " + wanted + ", not " + shape_string(x.shape) + " x " + shape_string(y.shape));
       return Type::error();
     }
     if (x.dtype != y.dtype || x.dtype == DType::Bool) {
@@ -581,7 +707,14 @@ Type Checker::check_call(ast::Expr& e) {
                         dtype_str(y.dtype) + "`");
       return Type::error();
     }
-    return Type::value(is_float(x.dtype) ? DType::F32 : DType::I32, {x.shape[0], y.shape[1]});
+    // Accumulation: f32 for f16/bf16/f32, f64 for f64, i32 for integers up
+    // to 32 bits, i64 for i64/u64 (ir/lower.cpp has the same rule); then one
+    // rounding to `dtype=` when given.
+    DType acc = x.dtype == DType::F64                              ? DType::F64
+                : is_float(x.dtype)                                ? DType::F32
+                : x.dtype == DType::I64 || x.dtype == DType::U64 ? DType::I64
+                                                                   : DType::I32;
+    return Type::value(result.value_or(acc), {x.shape[trans[0] ? 1 : 0], y.shape[trans[1] ? 0 : 1]});
   }
   if (f == "load" || f == "store") {
     bool is_store = f == "store";

@@ -430,9 +430,10 @@ std::string KernelEmitter::materialize(const Expr& e) {
       std::string ap = materialize_array(a), bp = materialize_array(b);
       int64_t M = a.type.shape[0], K = a.type.shape[1], N = b.type.shape[1];
       DType in = a.type.dtype;
-      std::string acc_t = is_float(in) ? "float" : "int32_t";
+      // The node's dtype is the accumulator: f32, f64, i32 or i64 (ir/lower.cpp).
+      std::string acc_t = ctype(e.type.dtype);
       auto widen = [&](const std::string& v) {
-        if (in == DType::F32 || in == DType::I32) return v;
+        if (in == e.type.dtype) return v;
         return "kdt_cu::convert<" + acc_t + ">(" + v + ")";
       };
       declare_temp(e, name);

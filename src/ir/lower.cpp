@@ -603,11 +603,30 @@ class Lowerer {
     if (f == "reshape") return unary_node(ExprKind::Reshape, t.dtype);
     if (f == "transpose") return unary_node(ExprKind::Transpose, t.dtype);
     if (f == "dot") {
-      auto x = make(ExprKind::Dot, t, e.range);
+      // The Dot node computes [M, K] x [K, N] in the accumulator dtype (the
+      // checker's rule, check/builtins.cpp): `trans_a`/`trans_b` become
+      // Transpose operands, `dtype=` a Cast of the result.
       DType in = pos[0]->value->type.dtype;
-      x->operands.push_back(operand(0, in));
-      x->operands.push_back(operand(1, in));
-      return x;
+      DType acc = in == DType::F64                             ? DType::F64
+                  : is_float(in)                               ? DType::F32
+                  : in == DType::I64 || in == DType::U64      ? DType::I64
+                                                               : DType::I32;
+      auto x = make(ExprKind::Dot, Type::value(acc, t.shape), e.range);
+      for (size_t i = 0; i < 2; ++i) {
+        ExprPtr op = operand(i, in);
+        auto flag = kw.find(i == 0 ? "trans_a" : "trans_b");
+        if (flag != kw.end() && flag->second->bool_value) {
+          const Shape& s = op->type.shape;
+          auto tr = make(ExprKind::Transpose, Type::value(in, {s[1], s[0]}), pos[i]->range);
+          tr->operands.push_back(std::move(op));
+          op = std::move(tr);
+        }
+        x->operands.push_back(std::move(op));
+      }
+      if (t.dtype == acc) return x;
+      auto cast = make(ExprKind::Cast, t, e.range);
+      cast->operands.push_back(std::move(x));
+      return cast;
     }
     if (f == "load") {
       auto x = make(ExprKind::Load, t, e.range);

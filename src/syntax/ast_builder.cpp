@@ -376,7 +376,14 @@ class AstBuilder {
     if (auto* k = dynamic_cast<KDParser::KeywordArgContext*>(ctx)) {
       out.kind = ast::Arg::Kind::Keyword;
       out.keyword = name(k->IDENT());
-      out.value = expr(k->expr());
+      if (k->dtype()) {
+        // `dtype=f32`: the dtype name as a Name expression (a reserved word,
+        // so it cannot be any binding); only `dtype=` accepts it.
+        out.value = make(ast::Expr::Kind::Name, k->dtype());
+        out.value->spelling = k->dtype()->getText();
+      } else {
+        out.value = expr(k->expr());
+      }
     } else if (auto* t = dynamic_cast<KDParser::TypeArgContext*>(ctx)) {
       out.kind = ast::Arg::Kind::Type;
       out.type = tile_type(t->tileType());

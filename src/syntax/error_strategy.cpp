@@ -5,6 +5,8 @@
 #include <Parser.h>
 #include <Vocabulary.h>
 
+#include <algorithm>
+
 #include "KDParser.h"
 
 namespace kdt::syntax {
@@ -110,7 +112,80 @@ std::string context_phrase(antlr4::Parser* parser) {
   return "";
 }
 
+// The source text of tokens `first`..`last`.
+std::string source_of(const DiagnosticEngine& diags, const TokenRanges& ranges, const antlr4::Token* first,
+                      const antlr4::Token* last) {
+  SourceRange r = ranges.between(first, last);
+  return diags.sources().file(r.file).text.substr(r.begin, r.end - r.begin);
+}
+
+bool ends_operand(size_t type) {
+  return type == KDParser::IDENT || type == KDParser::RBRACK || type == KDParser::RPAREN || type == KDParser::INT ||
+         type == KDParser::FLOAT;
+}
+
 }  // namespace
+
+std::optional<std::string> module_prefix_note(const std::string& module, const std::string& name, std::string& kd_name) {
+  static const char* const modules[] = {"pl", "pltpu", "plgpu", "jnp", "jax", "lax", "np", "numpy"};
+  if (std::find(std::begin(modules), std::end(modules), module) == std::end(modules)) return std::nullopt;
+  // KD built-ins under their own names (spec section 9), and JAX names KD
+  // spells differently.
+  static const char* const same[] = {"program_id", "num_programs", "ds",   "dot",     "zeros",   "ones",    "full",
+                                     "exp",        "log",          "sqrt", "rsqrt",   "tanh",    "sin",     "cos",
+                                     "abs",        "floor",        "ceil", "maximum", "minimum", "where",   "sum",
+                                     "max",        "min",          "reshape", "transpose", "load", "store", "cdiv"};
+  static const std::pair<const char*, const char*> renamed[] = {
+      {"matmul", "dot"},           {"broadcast_to", "broadcast"}, {"float32", "f32"},   {"float16", "f16"},
+      {"bfloat16", "bf16"},        {"float64", "f64"},            {"int8", "i8"},       {"int16", "i16"},
+      {"int32", "i32"},            {"int64", "i64"},              {"uint8", "u8"},      {"uint16", "u16"},
+      {"uint32", "u32"},           {"uint64", "u64"},             {"bool_", "bool"},    {"semaphore_signal", "sem_signal"},
+      {"semaphore_wait", "sem_wait"}, {"semaphore_read", "sem_read"}, {"async_copy", "dma_start"},
+      {"make_async_copy", "dma"},  {"make_async_remote_copy", "dma"}};
+  kd_name.clear();
+  if (std::find(std::begin(same), std::end(same), name) != std::end(same)) kd_name = name;
+  for (const auto& [jax, kd] : renamed) {
+    if (name == jax) kd_name = kd;
+  }
+  if (kd_name.empty()) {
+    return "KD has no modules: its built-ins are plain names (`program_id`, `ds`, `dot`, ...), without `" + module +
+           ".`";
+  }
+  return "KD has no modules: `" + module + "." + name + "` is `" + kd_name + "` in KD";
+}
+
+void KdErrorStrategy::report(antlr4::Parser* parser, const antlr4::Token* offending, SourceRange range,
+                             std::string message) {
+  DiagnosticBuilder d = diags_.report(DiagCode::Syntax, range, std::move(message));
+  if (!offending) return;
+  const antlr4::Token* previous = parser->getTokenStream()->LT(-1);
+  if (offending->getType() == KDParser::AT && previous && ends_operand(previous->getType())) {
+    d.note("KD has no `@` operator: a matrix product is `dot(a, b)`");
+    return;
+  }
+  // `for i in range(n)`: the loop's first bound is a call of `range`.
+  for (antlr4::tree::ParseTree* ctx = parser->getContext(); ctx; ctx = ctx->parent) {
+    auto* loop = dynamic_cast<KDParser::ForStmtContext*>(ctx);
+    if (!loop) continue;
+    if (loop->expr().empty()) return;
+    auto* primary = dynamic_cast<KDParser::PrimaryExprContext*>(loop->expr(0));
+    auto* call = primary ? dynamic_cast<KDParser::CallExprContext*>(primary->primary()) : nullptr;
+    if (!call || call->callee->getText() != "range" || !call->RPAREN()) return;
+    d.note("a KD loop is `for i in A..B { ... }`: `range(n)` is `0..n`, `range(a, b)` is `a..b`, "
+           "`range(a, b, s)` is `a..b step s`");
+    std::vector<std::string> args;
+    for (KDParser::ArgContext* a : call->arg()) {
+      if (!dynamic_cast<KDParser::PositionalArgContext*>(a)) return;
+      args.push_back(source_of(diags_, ranges_, a->getStart(), a->getStop()));
+    }
+    std::string kd = args.size() == 1   ? "0.." + args[0]
+                     : args.size() == 2 ? args[0] + ".." + args[1]
+                     : args.size() == 3 ? args[0] + ".." + args[1] + " step " + args[2]
+                                        : "";
+    if (!kd.empty()) d.fixit(ranges_.between(call->getStart(), call->getStop()), kd);
+    return;
+  }
+}
 
 bool KdErrorStrategy::quiet(const antlr4::Token* offending) const {
   return offending && offending->getTokenIndex() < quiet_.size() && quiet_[offending->getTokenIndex()];
@@ -123,18 +198,17 @@ void KdErrorStrategy::expected_at(antlr4::Parser* parser, const antlr4::Token* o
   std::string wanted = describe_expected(vocabulary, expected);
   const antlr4::Token* previous = parser->getTokenStream()->LT(-1);
   if (expected.contains(static_cast<size_t>(KDParser::SEMI)) && previous && starts_new_statement(previous, offending)) {
-    diags_.report(DiagCode::Syntax, ranges_.after(previous), "expected `;`" + context_phrase(parser));
+    report(parser, offending, ranges_.after(previous), "expected `;`" + context_phrase(parser));
     return;
   }
   if (expected.size() == 1 && is_closing(static_cast<size_t>(expected.getMinElement()))) {
     std::string phrase = expected.getMinElement() == KDParser::SEMI ? context_phrase(parser) : "";
-    diags_.report(DiagCode::Syntax, previous ? ranges_.after(previous) : ranges_.of(offending),
-                  "expected " + wanted + phrase);
+    report(parser, offending, previous ? ranges_.after(previous) : ranges_.of(offending), "expected " + wanted + phrase);
     return;
   }
   std::string message = "unexpected " + describe_token(vocabulary, offending);
   if (!wanted.empty()) message += "; expected " + wanted;
-  diags_.report(DiagCode::Syntax, ranges_.of(offending), message);
+  report(parser, offending, ranges_.of(offending), message);
 }
 
 void KdErrorStrategy::reportNoViableAlternative(antlr4::Parser* parser, const antlr4::NoViableAltException& e) {
@@ -147,7 +221,7 @@ void KdErrorStrategy::reportNoViableAlternative(antlr4::Parser* parser, const an
   } else if (ctx && ctx->getRuleIndex() == KDParser::RuleStmt) {
     message += "; expected a statement";
   }
-  diags_.report(DiagCode::Syntax, ranges_.of(offending), message);
+  report(parser, offending, ranges_.of(offending), message);
 }
 
 void KdErrorStrategy::reportInputMismatch(antlr4::Parser* parser, const antlr4::InputMismatchException& e) {
@@ -156,8 +230,8 @@ void KdErrorStrategy::reportInputMismatch(antlr4::Parser* parser, const antlr4::
 
 void KdErrorStrategy::reportFailedPredicate(antlr4::Parser* parser, const antlr4::FailedPredicateException& e) {
   if (quiet(e.getOffendingToken())) return;
-  diags_.report(DiagCode::Syntax, ranges_.of(e.getOffendingToken()),
-                "unexpected " + describe_token(parser->getVocabulary(), e.getOffendingToken()));
+  report(parser, e.getOffendingToken(), ranges_.of(e.getOffendingToken()),
+         "unexpected " + describe_token(parser->getVocabulary(), e.getOffendingToken()));
 }
 
 void KdErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
@@ -168,7 +242,7 @@ void KdErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
   std::string message = "unexpected " + describe_token(parser->getVocabulary(), token);
   std::string wanted = describe_expected(parser->getVocabulary(), getExpectedTokens(parser));
   if (!wanted.empty()) message += "; expected " + wanted;
-  diags_.report(DiagCode::Syntax, ranges_.of(token), message);
+  report(parser, token, ranges_.of(token), message);
 }
 
 void KdErrorStrategy::reportMissingToken(antlr4::Parser* parser) {

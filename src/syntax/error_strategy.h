@@ -3,11 +3,19 @@
 
 #include <DefaultErrorStrategy.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "source_text.h"
 
 namespace kdt::syntax {
+
+// Pallas (JAX) spellings KD writes differently (issue 12, item 22). For a
+// module prefix such as `pl.` or `jnp.` before `name`: the note that names
+// the KD form, and in `kd_name` the KD spelling of `module.name` when KD has
+// that built-in ("" when it has none). Nothing for other prefixes.
+std::optional<std::string> module_prefix_note(const std::string& module, const std::string& name, std::string& kd_name);
 
 // Keeps ANTLR's recovery (single-token insertion/deletion, resync) but
 // replaces its token dumps with messages such as "expected `;` after the
@@ -29,6 +37,9 @@ class KdErrorStrategy : public antlr4::DefaultErrorStrategy {
 
  private:
   void expected_at(antlr4::Parser* parser, const antlr4::Token* offending, const antlr4::misc::IntervalSet& expected);
+  // Reports a syntax error, with a note (and a fix-it) where the input is a
+  // Pallas spelling: `a @ b`, `for i in range(n)`.
+  void report(antlr4::Parser* parser, const antlr4::Token* offending, SourceRange range, std::string message);
   bool quiet(const antlr4::Token* offending) const;
   DiagnosticEngine& diags_;
   const TokenRanges& ranges_;

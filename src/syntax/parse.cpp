@@ -71,6 +71,18 @@ void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::Toke
                            previous->getText() + ".0`)");
           break;
         }
+        // `pl.program_id`, `jnp.dot`: Pallas's module prefixes.
+        const Token* next = i + 1 < tokens.size() ? tokens[i + 1] : nullptr;
+        if (byte == '.' && previous && previous->getType() == KDLexer::IDENT && before.end == r.begin && next &&
+            next->getType() == KDLexer::IDENT && ranges.of(next).begin == r.end) {
+          std::string kd_name;
+          if (auto note = syntax::module_prefix_note(previous->getText(), next->getText(), kd_name)) {
+            DiagnosticBuilder d = diags.report(DiagCode::Syntax, r, "unexpected character `.`");
+            d.note(*note);
+            if (!kd_name.empty()) d.fixit(SourceRange{r.file, before.begin, ranges.of(next).end}, kd_name);
+            break;
+          }
+        }
         // A run of adjacent stray characters of one kind is one diagnostic
         // (`café` as a name, a Latin-1 word, a binary file).
         int kind = category(t);

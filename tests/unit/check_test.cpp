@@ -340,6 +340,75 @@ TEST_SUITE("check") {
     CHECK(errors_of("dot(a > 0.0, zeros(bool[128, 4]))") == Codes{"type-mismatch"});
   }
 
+  // Issue 12, item 13: f64 and i64/u64 inputs accumulate in 64 bits; the
+  // spec's keywords dtype=, trans_a=, trans_b= (docs/language.md).
+  TEST_CASE("dot: 64-bit inputs, dtype=, trans_a= and trans_b=") {
+    CHECK(type_ok("dot(f64(a), f64(transpose(a)))") == "f64[8, 8]");
+    CHECK(type_ok("dot(i64(a), zeros(i64[128, 2]))") == "i64[8, 2]");
+    CHECK(type_ok("dot(u64(a), zeros(u64[128, 2]))") == "i64[8, 2]");
+    CHECK(type_ok("dot(u32(a), zeros(u32[128, 2]))") == "i32[8, 2]");
+    CHECK(type_ok("dot(a, transpose(a), dtype=bf16)") == "bf16[8, 8]");
+    CHECK(type_ok("dot(a, transpose(a), dtype=f64)") == "f64[8, 8]");
+    CHECK(type_ok("dot(a, transpose(a), dtype=i8)") == "i8[8, 8]");
+    CHECK(type_ok("dot(f64(a), f64(transpose(a)), dtype=f32)") == "f32[8, 8]");
+    CHECK(type_ok("dot(a, a, trans_b=true)") == "f32[8, 8]");
+    CHECK(type_ok("dot(a, a, trans_a=true)") == "f32[128, 128]");
+    CHECK(type_ok("dot(a, zeros(f32[4, 8]), trans_a=true, trans_b=true)") == "f32[128, 4]");
+    CHECK(type_ok("dot(a, transpose(a), trans_a=false, trans_b=false)") == "f32[8, 8]");
+    CHECK(errors_of("dot(a, transpose(a), trans_a=true)") == Codes{"shape-mismatch"});
+    CHECK(errors_of("dot(a, a, trans_b=n > 0)") == Codes{"not-constant"});
+    CHECK(errors_of("dot(a, transpose(a), dtype=bool)") == Codes{"bad-argument"});
+    CHECK(errors_of("dot(a, transpose(a), dtype=n)") == Codes{"bad-argument"});
+    CHECK(errors_of("dot(a, transpose(a), dtype=f32, dtype=f16)") == Codes{"bad-argument"});
+    CHECK(errors_of("dot(a, transpose(a), precision=1)") == Codes{"bad-argument"});
+    // A dtype is a value only after `dtype=`.
+    CHECK(errors_of("sum(a, axis=f32)") == Codes{"bad-argument"});
+    CHECK(errors_of("load(a, mask=a > 0.0, other=f32)") == Codes{"bad-argument"});
+  }
+
+  // Issue 12, item 22: Pallas's keyword spelling, and its dynamic slices.
+  TEST_CASE("preferred_element_type= and x[i*B:(i+1)*B] name the KD form") {
+    auto c = check(in_kernel("    y[...] = dot(a, transpose(a), preferred_element_type=bf16)[0, 0];\n"));
+    REQUIRE(c->diags.diagnostics().size() == 1);
+    const kdt::Diagnostic& d = c->diags.diagnostics()[0];
+    CHECK(std::string(kdt::diag_info(d.code).name) == "bad-argument");
+    CHECK(d.message == "`dot` has no keyword argument `preferred_element_type`; allowed: `dtype`, `trans_a`, `trans_b`");
+    REQUIRE(d.notes.size() == 1);
+    CHECK(d.notes[0].message == "Pallas's `preferred_element_type=` is `dtype=` in KD");
+    REQUIRE(d.fixits.size() == 1);
+    CHECK(d.fixits[0].replacement == "dtype");
+
+    struct Slice {
+      std::string view, fixit;
+    };
+    const std::vector<Slice> slices = {
+        {"a[n*2:(n+1)*2, :]", "ds(n*2, 2)"},
+        {"a[ds(0, 4), 2 * n + 8:8 + n * 2 + 4]", "ds(2 * n + 8, 4)"},
+        {"a[n:n + 4, :]", "ds(n, 4)"},
+        {"a[0:n, :]", ""},      // the size is not constant: no fix-it
+        {"a[n:2 * n, :]", ""},
+    };
+    for (const Slice& s : slices) {
+      INFO(s.view);
+      std::string text = in_kernel("    let _t = " + s.view + ";\n");
+      auto k = check(text);
+      REQUIRE(!k->diags.diagnostics().empty());
+      const kdt::Diagnostic& first = k->diags.diagnostics()[0];
+      CHECK(std::string(kdt::diag_info(first.code).name) == "not-constant");
+      REQUIRE(first.notes.size() == 1);
+      CHECK(first.notes[0].message.find("`ds(start, size)`, as Pallas's `pl.ds`") != std::string::npos);
+      if (s.fixit.empty()) {
+        CHECK(first.fixits.empty());
+        continue;
+      }
+      REQUIRE(first.fixits.size() == 1);
+      CHECK(first.fixits[0].replacement == s.fixit);
+      const kdt::FixIt& f = first.fixits[0];
+      std::string fixed = text.substr(0, f.range.begin) + f.replacement + text.substr(f.range.end);
+      CHECK_MESSAGE(codes(*check(fixed)).empty(), fixed);
+    }
+  }
+
   TEST_CASE("casts are element-wise calls named after the dtype") {
     CHECK(type_ok("i32(a)") == "i32[8, 128]");
     CHECK(type_ok("bf16(b)") == "bf16[128]");
@@ -580,5 +649,56 @@ TEST_SUITE("check") {
     for (const kdt::Symbol& s : c->program.symbols) ids.push_back(s.id);
     std::sort(ids.begin(), ids.end());
     CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
+  }
+}
+
+// Issue 12, items 12 and 13: the checker's decisions reach the CUDA path
+// too (the C++ path runs them in tests/e2e/regressions/float_rem.kd and
+// dot_dtypes.kd, against NumPy): `%` of floats is fmod in the operand's
+// dtype, and `dot` accumulates in f64 / i64 for 64-bit inputs.
+namespace {
+
+std::string emitted_cuda(const std::string& regression) {
+  kdt::test::RunResult r =
+      kdt::test::run_kdt("--emit=cuda " + kdt::test::source_dir() + "/tests/e2e/regressions/" + regression);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  return r.out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_SUITE("cuda_emit") {
+  TEST_CASE("float % is fmod and dot accumulates in 64 bits for 64-bit inputs on the CUDA path") {
+    std::string rem = emitted_cuda("float_rem.kd");
+    CHECK(count(rem, "kdt_cu::op_rem<float>(") == 4);
+    CHECK(count(rem, "kdt_cu::op_rem<double>(") == 1);
+    CHECK(count(rem, "kdt_cu::op_rem<kdt_cu::f16>(") == 1);
+    std::string dot = emitted_cuda("dot_dtypes.kd");
+    CHECK(count(dot, "double acc_ = double();") == 2);   // f64 inputs, f64(f) x f64(ones)
+    CHECK(count(dot, "int64_t acc_ = int64_t();") == 3);  // i64, u64, i64(p) x i64(p)
+    CHECK(count(dot, "kdt_cu::convert<int64_t>(") >= 2);  // u64 operands widened to the i64 accumulator
+    CHECK(count(dot, "float acc_ = float();") == 3);     // f32 (twice) and bf16 inputs
+  }
+}
+
+TEST_SUITE("cuda_nvcc_sm90") {
+  TEST_CASE("the CUDA of float % and 64-bit dot compiles") {
+    std::string nvcc = kdt::test::nvcc_or_skip();
+    if (nvcc.empty()) return;
+    kdt::test::TempDir tmp;
+    for (const char* regression : {"float_rem.kd", "dot_dtypes.kd"}) {
+      INFO(regression);
+      kdt::test::write_text(tmp.file("k.cu"), emitted_cuda(regression));
+      std::string cmd = nvcc + " -std=c++17 -arch=sm_90 -Werror all-warnings -c " + tmp.file("k.cu") + " -o " +
+                        tmp.file("k.o") + " >" + tmp.file("log") + " 2>&1";
+      int raw = std::system(cmd.c_str());
+      CHECK_MESSAGE((WIFEXITED(raw) && WEXITSTATUS(raw) == 0), kdt::test::read_text(tmp.file("log")).substr(0, 3000));
+    }
   }
 }

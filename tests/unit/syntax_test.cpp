@@ -650,4 +650,64 @@ TEST_SUITE("syntax") {
     auto comments = parse("// nothing here\n/* at all */\n");
     CHECK(comments->ok);
   }
+
+  // Issue 12, item 22: a keyword's value may be a dtype name (the checker
+  // decides where one is allowed), so `preferred_element_type=bf16` parses.
+  TEST_CASE("a keyword argument may take a dtype name") {
+    auto c = parse(in_kernel("    let d = dot(y, y, dtype=bf16, preferred_element_type=f32);\n"));
+    const ast::Expr& dot = *body(*c)[0]->value;
+    REQUIRE(dot.args.size() == 4);
+    CHECK(dot.args[2].kind == ast::Arg::Kind::Keyword);
+    CHECK(dot.args[2].value->kind == ast::Expr::Kind::Name);
+    CHECK(dot.args[2].value->spelling == "bf16");
+    CHECK(text_of(*c, dot.args[2].value->range) == "bf16");
+    CHECK(dot.args[3].keyword.text == "preferred_element_type");
+    // A cast after `=` is still a call.
+    CHECK(parse_expr("f(a, k=f32(b))") == "(f a k=(f32 b))");
+    CHECK(parse_expr("f(a, k=f32)") == "(f a k=f32)");
+  }
+
+  // Issue 12, item 22: Pallas spellings get a note naming the KD form.
+  TEST_CASE("Pallas spellings are syntax errors with a note that names the KD form") {
+    struct Case {
+      std::string stmt, note, fixit;
+    };
+    const std::vector<Case> cases = {
+        {"    for i in range(4) { x[i, :] = y[i, :]; }\n", "`range(n)` is `0..n`", "0..4"},
+        {"    for i in range(1, n, 2) { x[i, :] = y[i, :]; }\n", "`range(a, b, s)` is `a..b step s`", "1..n step 2"},
+        {"    x[...] = y @ y;\n", "a matrix product is `dot(a, b)`", ""},
+        {"    x[...] = y[...] @ y[...];\n", "a matrix product is `dot(a, b)`", ""},
+        {"    let i = pl.program_id(0);\n", "`pl.program_id` is `program_id` in KD", "program_id"},
+        {"    x[...] = jnp.matmul(y, y);\n", "`jnp.matmul` is `dot` in KD", "dot"},
+        {"    x[...] = f32(jnp.float32(y));\n", "`jnp.float32` is `f32` in KD", "f32"},
+        {"    x[...] = pl.no_such(y);\n", "KD has no modules", ""},
+    };
+    for (const Case& k : cases) {
+      INFO(k.stmt);
+      auto c = kdt::test::front_end(in_kernel(k.stmt));
+      REQUIRE(!c->parsed);
+      REQUIRE(c->diags.diagnostics().size() == 1);
+      const kdt::Diagnostic& d = c->diags.diagnostics()[0];
+      CHECK(kdt::diag_info(d.code).name == std::string("syntax"));
+      REQUIRE(d.notes.size() == 1);
+      CHECK(d.notes[0].message.find(k.note) != std::string::npos);
+      if (k.fixit.empty()) {
+        CHECK(d.fixits.empty());
+      } else {
+        REQUIRE(d.fixits.size() == 1);
+        CHECK(d.fixits[0].replacement == k.fixit);
+        // The fix-it gives a program that parses.
+        std::string text = in_kernel(k.stmt);
+        const kdt::FixIt& f = d.fixits[0];
+        text = text.substr(0, f.range.begin) + f.replacement + text.substr(f.range.end);
+        auto fixed = kdt::test::front_end(text);
+        CHECK_MESSAGE(fixed->parsed, text);
+      }
+    }
+    // Not a Pallas module: the plain message, no note.
+    auto other = kdt::test::front_end(in_kernel("    x[...] = foo.bar(y);\n"));
+    REQUIRE(other->diags.diagnostics().size() == 1);
+    CHECK(other->diags.diagnostics()[0].notes.empty());
+  }
 }
+

@@ -2,6 +2,7 @@
 // keeps the diagnostics in report order for the consumers.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "kdt/diag/diagnostic.h"
@@ -30,6 +31,9 @@ class DiagnosticEngine {
   explicit DiagnosticEngine(const SourceManager& sources) : sources_(sources) {}
 
   DiagnosticBuilder report(DiagCode code, SourceRange range, std::string message);
+  // A builder for diagnostics()[index], one that a helper reported, to add
+  // notes and fix-its to it (nothing happens for an index not kept).
+  DiagnosticBuilder amend(size_t index) { return {this, index < diagnostics_.size() ? index : SIZE_MAX}; }
 
   void set_warnings_as_errors(bool on) { warnings_as_errors_ = on; }
   void set_ignore_warnings(bool on) { ignore_warnings_ = on; }
