@@ -451,11 +451,13 @@ ExprPtr Builder::compound(DType dt, const Shape& shape, int depth) {
         break;
       case 9:
         if (shape.size() == 2 && (dt == DType::F32 || dt == DType::I32)) {
-          // dot: floats accumulate in f32, integers in i32.
+          // dot: floats accumulate in f32, integers in i32; f64 and i64
+          // inputs would give an f64/i64 result (spec 0.2), so they are
+          // drawn as f32/i32 (the same draws: seeds keep their programs).
           DType in = dt;
           if (ch_.coin()) {
-            const DType floats[] = {DType::F16, DType::BF16, DType::F32, DType::F64};
-            const DType ints[] = {DType::I8, DType::U8, DType::I16, DType::I32, DType::U32, DType::I64};
+            const DType floats[] = {DType::F16, DType::BF16, DType::F32, DType::F32};
+            const DType ints[] = {DType::I8, DType::U8, DType::I16, DType::I32, DType::U32, DType::I32};
             in = dt == DType::F32 ? floats[ch_.below(4)] : ints[ch_.below(6)];
           }
           const int64_t K = ch_.range(1, 5);
