@@ -3,9 +3,11 @@
 
 #include <pthread.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,9 +30,12 @@ namespace {
 // below (the samples, whose `include "common.kd"` the seeds use).
 const char* const kInputPath = "/kdt-fuzz/input.kd";
 
-Options fuzz_options() {
-  Options options;
-  options.include_dirs = {KDT_FUZZ_INCLUDE_DIR};
+const Options& fuzz_options() {
+  static const Options options = [] {
+    Options o;
+    o.include_dirs = {KDT_FUZZ_INCLUDE_DIR};
+    return o;
+  }();
   return options;
 }
 
@@ -52,35 +57,128 @@ void render_all(const std::vector<Diagnostic>& diags, const SourceManager& sourc
   if (!nlohmann::json::accept(sarif)) fail("render_sarif wrote invalid JSON", input, sarif);
 }
 
+// The thread with the large stack, and the one body it runs at a time.
+class LargeStackThread {
+ public:
+  // Null when no such thread can be made.
+  static LargeStackThread* start() {
+    auto* worker = new LargeStackThread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, size_t{512} << 20);
+    pthread_t thread;
+    int error = pthread_create(&thread, &attr, &LargeStackThread::main, worker);
+    pthread_attr_destroy(&attr);
+    if (error != 0) {
+      delete worker;
+      return nullptr;
+    }
+    // It waits for work until the process exits.
+    pthread_detach(thread);
+    return worker;
+  }
+
+  void run(const std::function<void()>& body) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    body_ = &body;
+    done_ = false;
+    wake_.notify_one();
+    finished_.wait(lock, [this] { return done_; });
+  }
+
+ private:
+  static void* main(void* self) {
+    auto* worker = static_cast<LargeStackThread*>(self);
+    std::unique_lock<std::mutex> lock(worker->mutex_);
+    while (true) {
+      worker->wake_.wait(lock, [worker] { return worker->body_ != nullptr; });
+      const std::function<void()>* body = worker->body_;
+      lock.unlock();
+      (*body)();
+      lock.lock();
+      worker->body_ = nullptr;
+      worker->done_ = true;
+      worker->finished_.notify_one();
+    }
+    return nullptr;
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable finished_;
+  const std::function<void()>* body_ = nullptr;
+  bool done_ = false;
+};
+
+// The front end on `source`, as kdt runs it on a file named kInputPath.
+std::unique_ptr<Compilation> front_end(const std::string& source) {
+  std::unique_ptr<Compilation> c = compile_front_end(kInputPath, fuzz_options(), source);
+  if (c->ok && c->diags.has_errors()) fail("the front end accepted a program with errors", source, "");
+  return c;
+}
+
+// After a front end that passed: lower, the IR dumps, both emitters.
+void back_end(Compilation& c, const std::string& source) {
+  ir::Module module = lower_program(c.program, "");
+  (void)ir::print_module(module, c.sources);
+  // The compiled path works on the IR before discharge.
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    CudaEmitOptions cuda;
+    cuda.arch = arch;
+    cuda.input_name = kInputPath;
+    std::string out;
+    size_t errors = c.diags.error_count();
+    if (!emit_cuda(module, c.sources, cuda, c.diags, out) && c.diags.error_count() == errors) {
+      fail(std::string("emit_cuda failed without an error diagnostic for ") + arch, source, "");
+    }
+  }
+  size_t errors = c.diags.error_count();
+  if (discharge_module(module, c.diags)) {
+    (void)ir::print_module(module, c.sources);
+    for (bool checks : {true, false}) {
+      CppEmitOptions cpp;
+      cpp.checks = checks;
+      cpp.harness = true;
+      cpp.input_name = kInputPath;
+      (void)emit_cpp(module, c.sources, cpp);
+    }
+  } else if (c.diags.error_count() == errors) {
+    fail("discharge failed without an error diagnostic", source, "");
+  }
+}
+
 }  // namespace
 
 void run_on_large_stack(const std::function<void()>& body) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, size_t{512} << 20);
-  pthread_t thread;
-  auto trampoline = [](void* p) -> void* {
-    (*static_cast<const std::function<void()>*>(p))();
-    return nullptr;
-  };
-  if (pthread_create(&thread, &attr, trampoline, const_cast<std::function<void()>*>(&body)) != 0) {
-    pthread_attr_destroy(&attr);
+  static LargeStackThread* const thread = LargeStackThread::start();
+  if (thread) {
+    thread->run(body);
+  } else {
     body();
-    return;
   }
-  pthread_join(thread, nullptr);
-  pthread_attr_destroy(&attr);
 }
 
 void front_end_input(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  std::unique_ptr<Compilation> c = compile_front_end(kInputPath, fuzz_options(), text);
-  if (c->ok && c->diags.has_errors()) fail("the front end accepted a program with errors", text, "");
-  render_all(c->diags.sorted(), c->sources, text);
+  std::unique_ptr<Compilation> c = front_end(text);
+  (void)render_text(c->diags.sorted(), c->sources, false);
 }
 
 void pipeline_source(const std::string& source, bool must_check) {
-  std::unique_ptr<Compilation> c = compile_front_end(kInputPath, fuzz_options(), source);
+  std::unique_ptr<Compilation> c = front_end(source);
+  if (!c->ok) {
+    if (must_check) {
+      fail("the front end rejects a generated program", source, render_text(c->diags.sorted(), c->sources, false));
+    }
+    (void)render_text(c->diags.sorted(), c->sources, false);
+    return;
+  }
+  back_end(*c, source);
+  if (!c->diags.diagnostics().empty()) (void)render_text(c->diags.sorted(), c->sources, false);
+}
+
+void all_outputs(const std::string& source, bool must_check) {
+  std::unique_ptr<Compilation> c = front_end(source);
   if (!c->ok) {
     if (must_check) {
       fail("the front end rejects a generated program", source, render_text(c->diags.sorted(), c->sources, false));
@@ -88,34 +186,14 @@ void pipeline_source(const std::string& source, bool must_check) {
     render_all(c->diags.sorted(), c->sources, source);
     return;
   }
-  (void)ast_to_json(c->program.module, c->sources);
-  ir::Module module = lower_program(c->program, "");
-  (void)ir::print_module(module, c->sources);
-  // The compiled path works on the IR before discharge.
-  for (const char* arch : {"sm_80", "sm_90"}) {
-    CudaEmitOptions cuda;
-    cuda.arch = arch;
-    cuda.input_name = kInputPath;
-    std::string out;
-    size_t errors = c->diags.error_count();
-    if (!emit_cuda(module, c->sources, cuda, c->diags, out) && c->diags.error_count() == errors) {
-      fail(std::string("emit_cuda failed without an error diagnostic for ") + arch, source, "");
-    }
-  }
-  size_t errors = c->diags.error_count();
-  if (discharge_module(module, c->diags)) {
-    (void)ir::print_module(module, c->sources);
-    for (bool checks : {true, false}) {
-      CppEmitOptions cpp;
-      cpp.checks = checks;
-      cpp.harness = true;
-      cpp.input_name = kInputPath;
-      (void)emit_cpp(module, c->sources, cpp);
-    }
-  } else if (c->diags.error_count() == errors) {
-    fail("discharge failed without an error diagnostic", source, "");
-  }
+  std::string ast = ast_to_json(c->program.module, c->sources);
+  if (!nlohmann::json::accept(ast)) fail("--emit=ast wrote invalid JSON", source, ast);
+  back_end(*c, source);
   render_all(c->diags.sorted(), c->sources, source);
+}
+
+void outputs_input(const uint8_t* data, size_t size) {
+  all_outputs(std::string(reinterpret_cast<const char*>(data), size), false);
 }
 
 void npy_input(const uint8_t* data, size_t size) {

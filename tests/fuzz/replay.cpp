@@ -10,8 +10,9 @@
 //                                      of FILE's bytes
 //
 // TARGET: front_end (bytes -> front end), pipeline (bytes -> generator ->
-// pipeline), kd (a KD file -> pipeline), kd_valid (a KD file that must
-// check clean -> pipeline), npy (bytes -> .npy parser).
+// pipeline), outputs (bytes as a KD file -> every output), kd (the same),
+// kd_valid (a KD file that must check clean -> every output), npy (bytes ->
+// .npy parser).
 // A bug aborts (or a sanitizer stops the process); exit status 0 otherwise.
 #include <algorithm>
 #include <cstdio>
@@ -48,7 +49,8 @@ std::vector<fs::path> files_under(const fs::path& path) {
 }
 
 bool known_target(const std::string& target) {
-  return target == "front_end" || target == "pipeline" || target == "kd" || target == "kd_valid" || target == "npy";
+  return target == "front_end" || target == "pipeline" || target == "outputs" || target == "kd" ||
+         target == "kd_valid" || target == "npy";
 }
 
 void replay_one(const std::string& target, const std::vector<uint8_t>& bytes) {
@@ -58,7 +60,7 @@ void replay_one(const std::string& target, const std::vector<uint8_t>& bytes) {
     if (target == "front_end") kdt::fuzz::front_end_input(data, size);
     else if (target == "pipeline") kdt::fuzz::pipeline_input(data, size);
     else if (target == "npy") kdt::fuzz::npy_input(data, size);
-    else kdt::fuzz::pipeline_source(std::string(bytes.begin(), bytes.end()), target == "kd_valid");
+    else kdt::fuzz::all_outputs(std::string(bytes.begin(), bytes.end()), target == "kd_valid");
   });
 }
 
@@ -75,7 +77,7 @@ size_t replay(const std::string& target, const std::vector<std::string>& paths) 
 }
 
 int usage() {
-  std::cerr << "usage: kdt_fuzz_replay front_end|pipeline|kd|kd_valid|npy PATH...\n"
+  std::cerr << "usage: kdt_fuzz_replay front_end|pipeline|outputs|kd|kd_valid|npy PATH...\n"
                "       kdt_fuzz_replay --regressions DIR\n"
                "       kdt_fuzz_replay --print-generated FILE\n";
   return 2;
@@ -96,7 +98,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (args[0] == "--regressions") {
-    for (const char* target : {"front_end", "pipeline", "kd", "kd_valid", "npy"}) {
+    for (const char* target : {"front_end", "pipeline", "outputs", "kd", "kd_valid", "npy"}) {
       fs::path dir = fs::path(args[1]) / target;
       if (!fs::is_directory(dir)) continue;
       // Generator bytes mean something only to the generator they were found with.

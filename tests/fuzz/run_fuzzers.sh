@@ -2,10 +2,15 @@
 # Builds the libFuzzer targets in build-fuzz/ (clang-14, KDT_FUZZ=ON) and runs
 # each for SECONDS (default 60), one after the other, on one core: its corpus
 # (build-fuzz/corpus/TARGET, kept between runs) plus the seeds, with the
-# dictionary. Prints execs/s, coverage and corpus size per target; crashes,
+# dictionary. Prints execs/s (wall clock, and per second of CPU time, which a
+# busy machine changes less), coverage and corpus size per target; crashes,
 # timeouts and leaks land in build-fuzz/artifacts/TARGET/.
 #
-#   tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     TARGET: front_end pipeline npy
+#   tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     TARGET: front_end pipeline npy outputs
+#
+# front_end, pipeline and npy are the fast targets; outputs (every output
+# of a KD file) is slower and also starts from the front end's corpus and
+# from programs the generator made of the pipeline's corpus.
 #
 # Extra libFuzzer flags can be given in KDT_FUZZ_FLAGS; KDT_FUZZ_NO_BUILD=1
 # runs the binaries already built. See docs/reliability.md.
@@ -14,15 +19,15 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 seconds=${1:-60}
 shift || true
-targets=${*:-front_end pipeline npy}
+targets=${*:-front_end pipeline npy outputs}
 build=${KDT_FUZZ_BUILD:-$root/build-fuzz}
 cxx=${KDT_FUZZ_CXX:-clang++-14}
 
 if [ -z "${KDT_FUZZ_NO_BUILD:-}" ]; then
-  if [ ! -f "$build/build.ninja" ]; then
-    cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-          -DKDT_FUZZ=ON -DKDT_BUILD_TESTS=OFF >/dev/null || exit 1
-  fi
+  # Coverage instrumentation for kdt's code only (see coverage_ignorelist.txt).
+  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DKDT_FUZZ=ON -DKDT_BUILD_TESTS=OFF \
+        -DCMAKE_CXX_FLAGS="-fsanitize-coverage-ignorelist=$root/tests/fuzz/coverage_ignorelist.txt" >/dev/null || exit 1
   build_targets=""
   for t in $targets; do build_targets="$build_targets fuzz_$t"; done
   cmake --build "$build" --target $build_targets kdt_fuzz_replay || exit 1
@@ -31,8 +36,9 @@ fi
 # Seeds, copied at every run rather than committed twice.
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds/front_end" "$seeds/npy" "$seeds/pipeline"
+mkdir -p "$seeds/front_end" "$seeds/npy" "$seeds/pipeline" "$seeds/outputs"
 cp samples/*.kd tests/diag/*.kd tests/e2e/*.kd "$seeds/front_end/"
+cp samples/*.kd tests/diag/*.kd tests/e2e/*.kd "$seeds/outputs/"
 cp tests/fuzz/seeds/npy/*.npy "$seeds/npy/"
 # The generator reads its choices from the bytes: a few fixed byte strings
 # of different lengths start it off (libFuzzer also starts from empty input).
@@ -43,6 +49,16 @@ for i, n in enumerate([1, 8, 16, 32, 64, 128, 256, 512]):
     with open("%s/seed_%d" % (sys.argv[1], i), "wb") as f:
         f.write(bytes(rng.randrange(256) for _ in range(n)))
 PY
+# fuzz_outputs also starts from well-typed programs: those the generator
+# makes of (up to 200 files of) the pipeline's corpus, or of its seeds.
+replay=$build/tests/fuzz/kdt_fuzz_replay
+if [ -x "$replay" ]; then
+  n=0
+  for f in $(ls "$build/corpus/pipeline"/* "$seeds/pipeline"/* 2>/dev/null | head -200); do
+    "$replay" --print-generated "$f" >"$seeds/outputs/generated_$n.kd" 2>/dev/null || rm -f "$seeds/outputs/generated_$n.kd"
+    n=$((n + 1))
+  done
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$root/tests/fuzz/ubsan.supp}
@@ -58,12 +74,16 @@ for t in $targets; do
     front_end) flags="-dict=tests/fuzz/kd.dict -max_len=8192" ;;
     npy) flags="-dict=tests/fuzz/npy.dict -max_len=4096" ;;
     pipeline) flags="-max_len=4096" ;;
+    outputs) flags="-dict=tests/fuzz/kd.dict -max_len=8192" ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac
+  extra=""
+  [ "$t" = outputs ] && [ -d "$build/corpus/front_end" ] && extra="$build/corpus/front_end"
   echo "== fuzz_$t for ${seconds}s (log: $log)"
+  /usr/bin/time -f "%U %S" -o "$build/logs/$t.cpu" \
   "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" $flags ${KDT_FUZZ_FLAGS:-} \
-      "$corpus" "$seeds/$t" >"$log" 2>&1
+      "$corpus" "$seeds/$t" $extra >"$log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && status=1
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
@@ -73,11 +93,14 @@ for t in $targets; do
   ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')
   files=$(ls "$corpus" | wc -l)
   found=$(ls "$artifacts" | wc -l)
-  summary="$summary$(printf '%-10s %6ss %10s execs %7s/s  cov %6s  ft %7s  corpus %6s  exit %3s  artifacts %s' \
-      "$t" "$seconds" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$files" "$rc" "$found")\n"
+  cpu=$(tail -1 "$build/logs/$t.cpu" | awk '{print $1 + $2}')
+  per_cpu=$(awk -v e="${execs:-0}" -v c="${cpu:-0}" 'BEGIN { if (c > 0) printf "%d", e / c; else print "?" }')
+  summary="$summary$(printf '%-10s %6ss %10s execs %7s/s  %7s/cpu-s  cov %6s  ft %7s  corpus %6s  exit %3s  artifacts %s' \
+      "$t" "$seconds" "${execs:-?}" "${rate:-?}" "$per_cpu" "${cov:-?}" "${ft:-?}" "$files" "$rc" "$found")\n"
 done
 echo
 printf "$summary"
-echo "(cov: instrumented edges reached; ft: libFuzzer features; corpus: files in build-fuzz/corpus/TARGET)"
+echo "(execs/s: wall clock; /cpu-s: per second of the fuzzer's CPU time; cov: instrumented edges reached;"
+echo " ft: libFuzzer features; corpus: files in build-fuzz/corpus/TARGET)"
 echo "Line coverage of src/discharge and src/emit: tests/fuzz/coverage.sh"
 exit $status
