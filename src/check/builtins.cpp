@@ -125,7 +125,7 @@ CallArgs split_args(ast::Expr& call, size_t min_positional, size_t max_positiona
                                                (list.empty() ? std::string() : "; allowed: " + list));
         // Pallas's spelling of a keyword KD has under another name.
         for (const auto& [pallas, kd] : kPallasKeywords) {
-          bool allowed_here = std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return kd == k; });
+          bool allowed_here = std::any_of(allowed.begin(), allowed.end(), [&, kd = kd](const char* k) { return kd == k; });
           if (arg.keyword.text == pallas && allowed_here) {
             d.note("Pallas's `" + pallas + "=` is `" + kd + "=` in KD").fixit(arg.keyword.range, kd);
           }
