@@ -670,18 +670,7 @@ class KernelEmitter {
       if (shape.empty()) w_.line(name + " = " + scalar(value) + ";");
       else store_tile(name, shape, value);
     };
-    if (e.kind == ExprKind::Select) {
-      w_.open("if (" + scalar(*e.operands[0]) + ") {");
-      assign(*e.operands[1]);
-      w_.reopen("} else {");
-      assign(*e.operands[2]);
-      w_.close();
-    } else {
-      assign(*e.operands[0]);
-      w_.open(std::string("if (") + (e.binary == ir::BinaryOp::And ? "" : "!") + name + ") {");
-      assign(*e.operands[1]);
-      w_.close();
-    }
+    emit::write_lazy_branches(w_, e, name, [&](const Expr& x) { return scalar(x); }, assign);
     materialized_[&e] = name;
     return name;
   }

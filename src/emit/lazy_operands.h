@@ -6,6 +6,7 @@
 // reduction, a dot, on the C++ path a checked load) must move into the branch.
 #pragma once
 
+#include "code_writer.h"
 #include "kdt/ir/ir.h"
 
 namespace kdt::emit {
@@ -38,6 +39,25 @@ inline bool needs_lazy_operand(const ir::Expr& e, bool loads) {
   }
   bool logical = e.binary == ir::BinaryOp::And || e.binary == ir::BinaryOp::Or;
   return e.kind == ir::ExprKind::Binary && logical && e.type.shape.empty() && evaluated_ahead(*e.operands[1], loads);
+}
+
+// Writes a lazy `e` into the declared temporary `name`, each lazy operand
+// in its own branch: `scalar(x)` spells scalar `x` (emitting what it
+// needs first), `assign(x)` writes `x` into `name`.
+template <class Scalar, class Assign>
+void write_lazy_branches(CodeWriter& w, const ir::Expr& e, const std::string& name, Scalar&& scalar, Assign&& assign) {
+  if (e.kind == ir::ExprKind::Select) {
+    w.open("if (" + scalar(*e.operands[0]) + ") {");
+    assign(*e.operands[1]);
+    w.reopen("} else {");
+    assign(*e.operands[2]);
+    w.close();
+  } else {
+    assign(*e.operands[0]);
+    w.open(std::string("if (") + (e.binary == ir::BinaryOp::And ? "" : "!") + name + ") {");
+    assign(*e.operands[1]);
+    w.close();
+  }
 }
 
 }  // namespace kdt::emit
