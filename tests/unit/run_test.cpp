@@ -54,15 +54,8 @@ std::string q(const std::string& s) { return shell_quote(s); }
 // Runs `env ENV kdt ARGS` with a time limit (a regression must not hang
 // the suite); stdout and stderr apart.
 RunResult kdt_env(const std::string& env, const std::string& args, int limit_s = 300) {
-  TempDir tmp;
-  std::string cmd = "env " + env + " timeout -s KILL " + std::to_string(limit_s) + " " + q(kdt::test::kdt_binary()) +
-                    " " + args + " >" + tmp.file("out") + " 2>" + tmp.file("err") + " </dev/null";
-  int raw = std::system(cmd.c_str());
-  RunResult r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = read_text(tmp.file("out"));
-  r.err = read_text(tmp.file("err"));
-  return r;
+  return kdt::test::run_captured("env " + env + " timeout -s KILL " + std::to_string(limit_s) + " " +
+                                 q(kdt::test::kdt_binary()) + " " + args);
 }
 
 std::vector<float> read_f32(const std::string& path) {
@@ -90,6 +83,35 @@ std::string npy_bytes_of_x() {
   REQUIRE(kdt_rt::npy_header("<f4", {8}, 32, header, error));
   return header + std::string(reinterpret_cast<const char*>(kX.data()), 32);
 }
+
+// Writes `bytes` into a FIFO once a reader opens it (polling for at most
+// `wait_s` seconds), then keeps it open, a stream that never ends, until
+// stop(): the reader must not wait for its end.
+class HeldFifoWriter {
+ public:
+  HeldFifoWriter(const std::string& fifo, const std::string& bytes, int wait_s)
+      : thread_([this, fifo, bytes, wait_s] {
+          int fd = -1;
+          for (int i = 0; i < wait_s * 100 && fd < 0 && !done_; ++i) {
+            fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+            if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+          if (fd < 0) return;
+          ssize_t unused = ::write(fd, bytes.data(), bytes.size());
+          (void)unused;
+          while (!done_) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          ::close(fd);
+        }) {}
+  ~HeldFifoWriter() { stop(); }
+  void stop() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
 
 // The files of a directory whose names start with `prefix`.
 std::vector<std::string> entries(const fs::path& dir, const std::string& prefix = "") {
@@ -453,23 +475,10 @@ TEST_SUITE("run") {
     // A FIFO whose writer keeps it open after a whole array: read, no wait for its end.
     std::string fifo = tmp.file("x.fifo");
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    std::atomic<bool> done{false};
     std::string bytes = npy_bytes_of_x();
-    std::thread writer([&] {
-      int fd = -1;
-      for (int i = 0; i < 3000 && fd < 0 && !done; ++i) {
-        fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
-        if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-      if (fd < 0) return;
-      ssize_t unused = ::write(fd, bytes.data(), bytes.size());
-      (void)unused;
-      while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      ::close(fd);
-    });
+    HeldFifoWriter writer(fifo, bytes, 30);
     bool ok = kdt_rt::npy_read(fifo, a, error);
-    done = true;
-    writer.join();
+    writer.stop();
     CHECK_MESSAGE(ok, error);
     CHECK(a.shape == std::vector<uint64_t>{8});
     // A short one is truncated.
@@ -507,24 +516,9 @@ TEST_SUITE("run") {
     CHECK(zero.err.find("not a NumPy .npy file") != std::string::npos);
     std::string fifo = tmp.file("x.fifo");
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    std::atomic<bool> done{false};
-    std::string bytes = npy_bytes_of_x();
-    std::thread writer([&] {
-      int fd = -1;
-      for (int i = 0; i < 6000 && fd < 0 && !done; ++i) {
-        fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
-        if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-      if (fd < 0) return;
-      ssize_t unused = ::write(fd, bytes.data(), bytes.size());
-      (void)unused;
-      // Kept open: the reader must not wait for the end.
-      while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      ::close(fd);
-    });
+    HeldFifoWriter writer(fifo, npy_bytes_of_x(), 60);
     RunResult r = kdt_env(cache_env(f.cache), common + " --input x=" + q(fifo), 60);
-    done = true;
-    writer.join();
+    writer.stop();
     CHECK_MESSAGE(r.status == 0, r.err);
     CHECK(read_f32(tmp.file("out/y.npy")) == doubled());
   }

@@ -79,10 +79,10 @@ inline std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `kdt ARGS` through the shell; stdout and stderr are captured apart.
-inline RunResult run_kdt(const std::string& args, const std::string& stdin_path = "") {
+// Runs a shell command line; stdout and stderr are captured apart.
+inline RunResult run_captured(const std::string& command, const std::string& stdin_path = "") {
   TempDir tmp;
-  std::string cmd = shell_quote(kdt_binary()) + " " + args + " >" + tmp.file("out") + " 2>" + tmp.file("err");
+  std::string cmd = command + " >" + tmp.file("out") + " 2>" + tmp.file("err");
   if (!stdin_path.empty()) cmd += " <" + shell_quote(stdin_path);
   else cmd += " </dev/null";
   int raw = std::system(cmd.c_str());
@@ -91,6 +91,11 @@ inline RunResult run_kdt(const std::string& args, const std::string& stdin_path 
   r.out = read_text(tmp.file("out"));
   r.err = read_text(tmp.file("err"));
   return r;
+}
+
+// Runs `kdt ARGS` through the shell.
+inline RunResult run_kdt(const std::string& args, const std::string& stdin_path = "") {
+  return run_captured(shell_quote(kdt_binary()) + " " + args, stdin_path);
 }
 
 // A CUDA tool (nvcc, ptxas): $CUDA_HOME/bin, /usr/local/cuda/bin, then PATH;
