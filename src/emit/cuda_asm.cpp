@@ -48,7 +48,7 @@ std::string KernelEmitter::from_carrier(DType t, const std::string& v) {
   if (t == DType::BF16) return "__ushort_as_bfloat16(" + v + ")";
   if (t == DType::Bool) return "(" + v + " != 0u)";
   if (t == DType::F32 || t == DType::F64) return v;
-  return "static_cast<" + ctype(t) + ">(" + v + ")";
+  return "static_cast<" + cuda::ctype(t) + ">(" + v + ")";
 }
 
 std::string KernelEmitter::asm_template(const ir::AsmBlock& a) {
@@ -136,7 +136,7 @@ void KernelEmitter::asm_stmt(const ir::Stmt& s) {
     w_.line(outs[i] + (a.shape.empty() ? "" : "[" + ctx.flat + "]") + " = " + from_carrier(t, "o" + std::to_string(i) + "_") + ";");
   }
   if (a.shape.empty()) w_.close();
-  else close_loop();
+  else close_loop(ctx);
   top_ = mark;
 }
 

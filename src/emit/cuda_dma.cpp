@@ -46,7 +46,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
   int64_t bytes = count_of(shape) * esize;
   if (multi_device() && (s.device || sync_sem(s.sem.sem))) return device_dma_start(s);
   w_.open("{  // DMA: " + std::string(s.add ? "dst += src" : "dst = src") + ", " + std::to_string(bytes) + " bytes");
-  std::vector<std::string> ss = view_starts(src), ds = view_starts(dst);
+  std::vector<std::string> ss = view_starts(src, false), ds = view_starts(dst, false);
   if (s.device) w_.line("(void)(" + scalar(*s.device) + ");  // one device: the target is this device");
   const std::string semname = k_.sems[s.sem.sem].name;
   std::string q = "kdt_q_" + semname + "[" + sem_index(s.sem) + "]";
@@ -87,8 +87,8 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
                     " + 8 * kdt_cu::dma_next_slot(" + q + ")";
   if (kind == G2SAsync) {
     std::vector<std::string> zero(rank, "0");
-    std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, zero);
-    std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, zero);
+    std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(zero));
+    std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(zero));
     w_.line("const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(" + s0 +
             ") | reinterpret_cast<uintptr_t>(" + d0 + ")) & " + std::to_string(width - 1) + ") == 0;");
     w_.open("if (kdt_async) {");
@@ -108,8 +108,8 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     }
     for (size_t i = 0; i < rank - tail; ++i) idx.push_back(outer[i]);
     for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
-    std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, idx);
-    std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, idx);
+    std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(idx));
+    std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(idx));
     std::string w = std::to_string(width);
     w_.line("kdt_cu::cp_async<" + w + ">(reinterpret_cast<unsigned char*>(" + dp + ") + col_ * " + w +
             ", reinterpret_cast<const unsigned char*>(" + sp + ") + col_ * " + w + ");");
@@ -120,8 +120,8 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
   }
   if (kind != Coop && kind != G2SAsync) {
     std::vector<std::string> zero(rank, "0");
-    std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, zero);
-    std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, zero);
+    std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(zero));
+    std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(zero));
     w_.line("const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(" + s0 + ") | reinterpret_cast<uintptr_t>(" +
             d0 + ")) & 15) == 0;");
     w_.open("if (kdt_bulk) {");
@@ -138,8 +138,8 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
       idx.push_back(v);
     }
     for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
-    std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, idx);
-    std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, idx);
+    std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(idx));
+    std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(idx));
     std::string rb = std::to_string(row_bytes) + "u";
     if (kind == G2S) w_.line("kdt_cu::bulk_g2s(" + dp + ", " + sp + ", " + rb + ", " + bar + ");");
     else if (kind == S2G) w_.line("kdt_cu::bulk_s2g(" + dp + ", " + sp + ", " + rb + ");");
@@ -164,12 +164,12 @@ void KernelEmitter::cooperative_copy(const ir::Stmt& s, const std::vector<std::s
   const ir::View& dst = *s.dst;
   LoopCtx ctx = new_ctx(src.shape());
   open_loop(ctx);
-  std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, src_starts, ctx.index) + "]";
-  std::string dp = dst_base + "[" + view_elem_offset(dst, dst_starts, ctx.index) + "]";
+  std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, src_starts, ctx) + "]";
+  std::string dp = dst_base + "[" + view_elem_offset(dst, dst_starts, ctx) + "]";
   if (!s.add) w_.line(dp + " = " + sp + ";");
   else if (k_.refs[dst.ref].space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
   else w_.line(dp + " = kdt_cu::op_add<" + ctype(k_.refs[src.ref].dtype) + ">(" + dp + ", " + sp + ");");
-  close_loop();
+  close_loop(ctx);
 }
 
 void KernelEmitter::source_read(const ir::Stmt& s) {
@@ -186,7 +186,7 @@ void KernelEmitter::device_dma_start(const ir::Stmt& s) {
   DType t = k_.refs[src.ref].dtype;
   w_.open("{  // DMA to device " + std::string(s.device ? "`device`" : "self") + ": " + (s.add ? "dst += src" : "dst = src") +
           ", " + std::to_string(s.bytes) + " bytes");
-  std::vector<std::string> ss = view_starts(src), ds = view_starts(dst);
+  std::vector<std::string> ss = view_starts(src, false), ds = view_starts(dst, false);
   std::string device = "kdt_device";
   if (s.device) {
     device = fresh("device");

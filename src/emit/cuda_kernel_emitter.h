@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "c_like_emitter.h"
 #include "code_writer.h"
 #include "kdt/diag/engine.h"
 #include "kdt/dtype.h"
@@ -43,12 +44,22 @@ std::string const_literal(const Expr& e);
 constexpr int64_t kQueue = 8;              // kdt_cu::kQueue: DMAs in flight per semaphore element
 constexpr int64_t kMaxTx = (1 << 20) - 1;  // bytes one mbarrier phase can count
 
-class KernelEmitter {
+// The body of a kernel is written into its own buffer (the shared-memory
+// layout it allocates is known only at its end): a base listed before
+// CLikeEmitter, so that the writer exists when the base is given it.
+struct CudaBody {
+  explicit CudaBody(const SourceManager& sources) : body_(sources) {}
+  emit::CodeWriter body_;
+};
+
+extern const emit::TargetSpelling kCudaSpelling;
+
+class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
  public:
   KernelEmitter(const ir::Kernel& k, const SourceManager& sources, const CudaEmitOptions& options,
                 DiagnosticEngine& diags, emit::CodeWriter& out)
-      : k_(k), sources_(sources), options_(options), diags_(diags), out_(out), w_(sources),
-        arch_(arch_number(options.arch)) {
+      : CudaBody(sources), CLikeEmitter(k, body_, kCudaSpelling), sources_(sources), options_(options), diags_(diags),
+        out_(out), arch_(arch_number(options.arch)) {
     threads_ = k.threads ? *k.threads : options.threads;
     if (threads_ <= 0) threads_ = 128;
   }
@@ -76,9 +87,6 @@ class KernelEmitter {
   // (this device when empty).
   std::string sync_counter(const ir::SemRef& r, const std::string& device = "");
   std::string ref_base(int ref) const;
-  std::string local_name(int l) const { return k_.locals[l].name; }
-  // Internal names end in `_` so that KD names keep their spelling.
-  std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++) + "_"; }
 
   // ----- kernel and launcher ------------------------------------------------------------
   // The C type of a parameter: a device pointer for a ref, a value for a scalar.
@@ -99,37 +107,45 @@ class KernelEmitter {
   void emit_body();
 
   // ----- statements -----------------------------------------------------------------------
-  void block(const ir::Block& b);
+  // Temporaries in shared memory live until the end of their block or statement.
+  void block(const ir::Block& b) override;
+  void stmt(const ir::Stmt& s) override;
   std::string sem_index(const ir::SemRef& r) { return r.index ? "(" + scalar(*r.index) + ")" : "0"; }
-
-  void stmt(const ir::Stmt& s);
-  void if_chain(const std::vector<ir::IfClause>& clauses, size_t i);
+  void let(const ir::Stmt& s) override;
+  void store_view(const ir::Stmt& s) override;
+  void assert_stmt(const ir::Stmt& s) override;
+  void eval(const ir::Stmt& s) override;
+  void sem_signal(const ir::Stmt& s) override;
+  void sem_wait(const ir::Stmt& s) override;
+  void dma_wait(const ir::Stmt& s) override;
+  void loop_variable(const std::string& v) override;
 
   // ----- element loops ------------------------------------------------------------------------
-  LoopCtx new_ctx(const Shape& shape);
   // A block-stride loop: every element belongs to one thread. Barriers on
   // both sides order it against everything the block did before and after.
-  void open_loop(const LoopCtx& ctx);
-  void close_loop();
-  void store_tile(const std::string& name, const Shape& shape, const Expr& value);
-  std::string scalar(const Expr& e);
-  void prepare(const Expr& e);
-  std::vector<std::string> view_starts(const ir::View& v);
-  // Offset of the view element addressed by the trailing loop indices.
-  std::string view_elem_offset(const ir::View& v, const std::vector<std::string>& starts,
-                               const std::vector<std::string>& index);
-  std::string elem(const Expr& e, const LoopCtx& ctx);
-  std::string binary(const Expr& e, const std::string& a, const std::string& b);
+  void open_loop(const LoopCtx& ctx) override;
+  void close_loop(const LoopCtx& ctx) override;
+  void store_tile(const std::string& name, const Shape& shape, const Expr& value) override;
   // A shared-memory array (or, for rank 0, a register) holding `e`.
-  std::string declare_temp(const Expr& e, const std::string& name);
-  std::string materialize(const Expr& e);
-  std::string materialize_lazy(const Expr& e);
-  std::string materialize_array(const Expr& e);
-  bool reads_ref(const Expr& e, int ref);
+  std::string declare_temp(const Expr& e, const std::string& name) override;
+
+  // ----- values -------------------------------------------------------------------------------
+  std::string const_literal(const Expr& e) override { return cuda::const_literal(e); }
+  std::string leaf(const Expr& e, const LoopCtx& ctx) override;
+  void prepare_load(const Expr& e) override { view_starts_[&e] = view_starts(*e.view, false); }
+  void prepare_sem_read(const Expr& e) override;
+  std::string load(const Expr& e, const LoopCtx& ctx) override;
+  // The GPU has no run-time checks.
+  std::string checked_start(const std::string& value, const ir::View&, size_t, bool) override { return value; }
+  std::string divisor(const Expr&, const std::string& b) override { return b; }
+  std::string compare(DType t, const std::string& a, const std::string& op, const std::string& b) override;
+  void reduce(const Expr& e, const std::string& name) override;
+  void dot(const Expr& e, const std::string& name) override;
+  void transpose(const Expr& e, const std::string& name) override;
+  std::string reshape(const Expr& e, const std::string& name) override;
+  void tile_slice(const Expr& e, const std::string& name) override;
   // `r[v] = r[v] * 2`: each element is read by the thread that writes it.
   bool same_elements(const Expr& e, const ir::View& v);
-  static bool same_view(const ir::View& a, const ir::View& b);
-  void store_view(const ir::Stmt& s);
 
   // ----- DMAs ---------------------------------------------------------------------------------
   // The dtypes cp.reduce.async.bulk .add takes (i64 as .u64; f16/bf16 with .noftz).
@@ -137,7 +153,7 @@ class KernelEmitter {
   // Whether every row of a DMA can move in `width`-byte pieces: the row
   // length and both views' outer strides are multiples of `width` bytes.
   bool rows_divisible(const ir::View& src, const ir::View& dst, size_t tail, int64_t row_bytes, int64_t width) const;
-  void dma_start(const ir::Stmt& s);
+  void dma_start(const ir::Stmt& s) override;
   // A remote DMA's source has been read: its `src_sem` completes now.
   // The cooperative path of a DMA: the whole block copies (or accumulates,
   // with atomics into @global) element by element into `dst_base`, then a barrier.
@@ -161,23 +177,18 @@ class KernelEmitter {
   static std::string from_carrier(DType t, const std::string& v);
   // The template with `%name` renamed to `%N` (outputs first), as C string pieces.
   std::string asm_template(const ir::AsmBlock& a);
-  void asm_stmt(const ir::Stmt& s);
-  const ir::Kernel& k_;
+  void asm_stmt(const ir::Stmt& s) override;
+
   const SourceManager& sources_;
   const CudaEmitOptions& options_;
   DiagnosticEngine& diags_;
   emit::CodeWriter& out_;
-  emit::CodeWriter w_;
   int arch_;
   int threads_ = 128;
   int64_t top_ = 0, peak_ = 0, red_off_ = 0;
-  int next_temp_ = 0;
   std::map<int, int64_t> ref_off_, bar_off_;
   std::map<int, int64_t> sync_base_;  // devices(N) > 1: semaphore -> first counter slot
   int64_t sync_slots_ = 0;           // counters per program
   std::set<int> peer_refs_;          // refs written by remote DMAs
-  std::map<const Expr*, std::string> materialized_;
-  std::map<const Expr*, std::vector<std::string>> view_starts_;
-  std::map<int, std::vector<std::string>> asm_outputs_;
 };
 }  // namespace kdt::cuda

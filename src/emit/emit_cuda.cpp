@@ -36,6 +36,11 @@ namespace cuda {
 
 std::string ctype(DType t) { return emit::c_type(t, "kdt_cu"); }
 
+// Internal names end in `_` so that KD names keep their spelling; no
+// flat-only loops (every element loop is a block-stride loop); loads are
+// plain reads inside the expression; operators take their type explicitly.
+const emit::TargetSpelling kCudaSpelling{"kdt_cu", "_", "e", false, false, true};
+
 int arch_number(const std::string& arch) {
   size_t i = 0;
   while (i < arch.size() && !std::isdigit(static_cast<unsigned char>(arch[i]))) ++i;

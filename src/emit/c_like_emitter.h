@@ -1,0 +1,152 @@
+// The C-like kernel emitter both back ends derive from (Slang's
+// CLikeSourceEmitter model). The base owns what the C++ and CUDA targets
+// share: the statement walk, the value engine (element loops, broadcasting,
+// materialisation into temporaries, views and their offsets) and the
+// names of temporaries. A target keeps only its hooks: how an element loop
+// runs (a serial loop nest or a block-stride loop over threads), where a
+// temporary lives (an array or shared memory), the run-time checks, DMAs,
+// semaphores, inline PTX, the kernel entry and its launcher.
+//
+//   c_like_statements.cpp   the statement walk
+//   c_like_values.cpp       values, views, temporaries
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "c_types.h"
+#include "code_writer.h"
+#include "kdt/ir/ir.h"
+#include "loop_shapes.h"
+
+namespace kdt::emit {
+
+using ir::Expr;
+using ir::ExprKind;
+
+// What distinguishes the targets in the code the base prints.
+struct TargetSpelling {
+  const char* runtime;        // namespace of the runtime prelude: kdt_rt or kdt_cu
+  const char* temp_suffix;    // appended to internal names ("_" keeps KD names free on CUDA)
+  const char* flat_prefix;    // first letter of an element loop's flat index
+  bool flat_loops;            // an element loop may run one flat counter without per-dimension indices
+  bool loads_ahead;           // loads are evaluated (and checked) ahead of the expression around them
+  bool explicit_operand_type; // operators are called as op<T>(a, b) rather than op(a, b)
+};
+
+class CLikeEmitter {
+ public:
+  virtual ~CLikeEmitter() = default;
+
+ protected:
+  CLikeEmitter(const ir::Kernel& k, CodeWriter& w, const TargetSpelling& target) : k_(k), w_(w), target_(target) {}
+
+  // ----- names ----------------------------------------------------------------------
+  std::string ctype(DType t) const { return c_type(t, target_.runtime); }
+  // `name` in the runtime's namespace.
+  std::string rt(const std::string& name) const { return std::string(target_.runtime) + "::" + name; }
+  // `<T>` where the target's operators take their type explicitly.
+  std::string operand_type(const std::string& T) const { return target_.explicit_operand_type ? "<" + T + ">" : ""; }
+  std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++) + target_.temp_suffix; }
+  std::string local_name(int l) const { return k_.locals[l].name; }
+  // A new element loop over `shape`: one index per dimension and a flat index.
+  LoopCtx new_ctx(const Shape& shape);
+
+  // ----- statements (c_like_statements.cpp) ---------------------------------------------
+  virtual void block(const ir::Block& b);
+  virtual void stmt(const ir::Stmt& s);
+  void if_chain(const std::vector<ir::IfClause>& clauses, size_t i);
+  // The statements each target writes its own way.
+  virtual void let(const ir::Stmt& s) = 0;
+  virtual void store_view(const ir::Stmt& s) = 0;
+  virtual void assert_stmt(const ir::Stmt& s) = 0;
+  virtual void eval(const ir::Stmt& s) = 0;
+  virtual void asm_stmt(const ir::Stmt& s) = 0;
+  virtual void sem_signal(const ir::Stmt& s) = 0;
+  virtual void sem_wait(const ir::Stmt& s) = 0;
+  // Before discharge (CUDA) a DMA is a start and a wait; after it (C++)
+  // an issue and a retire. A target is given the pair it reads.
+  virtual void dma_start(const ir::Stmt&) {}
+  virtual void dma_wait(const ir::Stmt&) {}
+  virtual void dma_issue(const ir::Stmt&) {}
+  virtual void dma_retire(const ir::Stmt&) {}
+  // The KD loop variable `v` (int32) from its 64-bit counter `v_it`.
+  virtual void loop_variable(const std::string& v) = 0;
+
+  // ----- element loops (target hooks) ---------------------------------------------------------
+  virtual void open_loop(const LoopCtx& ctx) = 0;
+  virtual void close_loop(const LoopCtx& ctx) = 0;
+  // Writes tile `value` into the array `name` of `shape`.
+  virtual void store_tile(const std::string& name, const Shape& shape, const Expr& value) = 0;
+  // Declares the temporary `name` that holds `e` (a scalar, or an array
+  // of e's shape) and returns its name.
+  virtual std::string declare_temp(const Expr& e, const std::string& name) = 0;
+
+  // ----- values (c_like_values.cpp) -------------------------------------------------------
+  // The value of a rank-0 expression.
+  std::string scalar(const Expr& e);
+  // Computes the parts of `e` that are not element-wise (reductions, dot,
+  // transposes, ...) into temporaries before the element loop.
+  void prepare(const Expr& e);
+  // Element (ctx) of `e`.
+  std::string elem(const Expr& e, const LoopCtx& ctx);
+  std::string binary(const Expr& e, const std::string& a, const std::string& b);
+  // Computes `e` into a new temporary (array or scalar) and returns its name.
+  std::string materialize(const Expr& e);
+  // An array (or scalar) holding `e`'s elements in row-major order.
+  std::string materialize_array(const Expr& e);
+  // A `?:` or scalar `&&`/`||` with each lazy operand in its own branch, into a temporary.
+  std::string materialize_lazy(const Expr& e);
+  // The starts of a view's dimensions: literals, or named temporaries
+  // holding the dynamic ones (`masked`: the access is masked).
+  std::vector<std::string> view_starts(const ir::View& v, bool masked);
+  // Offset of the view element addressed by the loop's trailing indices;
+  // `coords`, when given, receives each ref dimension's coordinate.
+  std::string view_elem_offset(const ir::View& v, const std::vector<std::string>& starts, const LoopCtx& ctx,
+                               std::vector<std::string>* coords = nullptr);
+  // The loop position given by per-dimension indices alone.
+  static LoopCtx at_index(const std::vector<std::string>& index) {
+    LoopCtx ctx;
+    ctx.index = index;
+    return ctx;
+  }
+  // Offset in the source tile of element (ctx) of a tile slice.
+  std::string tile_slice_offset(const Expr& e, const LoopCtx& ctx);
+  bool reads_ref(const Expr& e, int ref) const;
+  static bool same_view(const ir::View& a, const ir::View& b);
+  static bool is_materialized_kind(ExprKind k) {
+    return k == ExprKind::Reduce || k == ExprKind::Dot || k == ExprKind::Transpose || k == ExprKind::Reshape ||
+           k == ExprKind::TileSlice;
+  }
+
+  // ----- value hooks ------------------------------------------------------------------------
+  virtual std::string const_literal(const Expr& e) = 0;
+  // Program and device ids, scalar parameters, semaphore reads, PTX operations.
+  virtual std::string leaf(const Expr& e, const LoopCtx& ctx) = 0;
+  virtual void prepare_load(const Expr& e) = 0;
+  virtual void prepare_sem_read(const Expr& e) = 0;
+  virtual std::string load(const Expr& e, const LoopCtx& ctx) = 0;
+  // A dynamic start as the target checks it.
+  virtual std::string checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) = 0;
+  // The divisor of an integer `/` or `%` as the target checks it.
+  virtual std::string divisor(const Expr& e, const std::string& b) = 0;
+  virtual std::string compare(DType t, const std::string& a, const std::string& op, const std::string& b) = 0;
+  // The non-element-wise values.
+  virtual void reduce(const Expr& e, const std::string& name) = 0;
+  virtual void dot(const Expr& e, const std::string& name) = 0;
+  virtual void transpose(const Expr& e, const std::string& name) = 0;
+  // Returns the name holding the value (a reshape may alias its operand).
+  virtual std::string reshape(const Expr& e, const std::string& name) = 0;
+  virtual void tile_slice(const Expr& e, const std::string& name) = 0;
+
+  const ir::Kernel& k_;
+  CodeWriter& w_;
+  const TargetSpelling& target_;
+  int next_temp_ = 0;
+  std::map<const Expr*, std::string> materialized_;
+  std::map<const Expr*, std::vector<std::string>> view_starts_;
+  std::map<int, std::vector<std::string>> asm_outputs_;
+};
+
+}  // namespace kdt::emit

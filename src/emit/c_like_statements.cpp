@@ -1,0 +1,68 @@
+// The statement walk both C-like targets share; each kind a target writes
+// its own way is a hook (c_like_emitter.h).
+#include "c_like_emitter.h"
+
+namespace kdt::emit {
+
+LoopCtx CLikeEmitter::new_ctx(const Shape& shape) {
+  LoopCtx ctx;
+  ctx.shape = shape;
+  std::string id = std::to_string(next_temp_++);
+  for (size_t d = 0; d < shape.size(); ++d) ctx.index.push_back("i" + id + "_" + std::to_string(d) + target_.temp_suffix);
+  ctx.flat = shape.empty() ? "0" : target_.flat_prefix + id + target_.temp_suffix;
+  return ctx;
+}
+
+void CLikeEmitter::block(const ir::Block& b) {
+  for (const ir::StmtPtr& s : b) stmt(*s);
+}
+
+void CLikeEmitter::stmt(const ir::Stmt& s) {
+  w_.source_line(s.range);
+  switch (s.kind) {
+    case ir::StmtKind::Let: let(s); break;
+    case ir::StmtKind::Assign: {
+      const ir::Local& l = k_.locals[s.local];
+      if (l.type.shape.empty()) w_.line(l.name + " = " + scalar(*s.value) + ";");
+      else store_tile(l.name, l.type.shape, *s.value);
+      break;
+    }
+    case ir::StmtKind::Store: store_view(s); break;
+    case ir::StmtKind::For: {
+      std::string lo = scalar(*s.lo), hi = scalar(*s.hi);
+      std::string v = local_name(s.local);
+      // A 64-bit counter: `i += step` never overflows near INT32_MAX.
+      w_.open("for (int64_t " + v + "_it = " + lo + "; " + v + "_it < " + hi + "; " + v + "_it += " + std::to_string(s.step) +
+              ") {");
+      loop_variable(v);
+      block(s.body);
+      w_.close();
+      break;
+    }
+    case ir::StmtKind::If: if_chain(s.clauses, 0); break;
+    case ir::StmtKind::Assert: assert_stmt(s); break;
+    case ir::StmtKind::Eval: eval(s); break;
+    case ir::StmtKind::AsmStmt: asm_stmt(s); break;
+    case ir::StmtKind::DmaStart: dma_start(s); break;
+    case ir::StmtKind::DmaWait: dma_wait(s); break;
+    case ir::StmtKind::DmaIssue: dma_issue(s); break;
+    case ir::StmtKind::DmaRetire: dma_retire(s); break;
+    case ir::StmtKind::SemSignal: sem_signal(s); break;
+    case ir::StmtKind::SemWait: sem_wait(s); break;
+  }
+}
+
+// `else if` conditions may need statements of their own (hoisted
+// reductions, checked indices), so each lives inside the previous `else`.
+void CLikeEmitter::if_chain(const std::vector<ir::IfClause>& clauses, size_t i) {
+  w_.open("if (" + scalar(*clauses[i].cond) + ") {");
+  block(clauses[i].body);
+  if (i + 1 < clauses.size()) {
+    w_.reopen("} else {");
+    if (clauses[i + 1].cond) if_chain(clauses, i + 1);
+    else block(clauses[i + 1].body);
+  }
+  w_.close();
+}
+
+}  // namespace kdt::emit
