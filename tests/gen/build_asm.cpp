@@ -1,6 +1,7 @@
 // Inline PTX for the builder: an asm with a plain-KD fallback (any PTX text,
 // the fallback gives the meaning) or without one (instructions from kdt's
 // translatable subset, whose meaning the model takes from ptx_ops.cpp).
+#include "build_nodes.h"
 #include "build_state.h"
 #include "ptx_ops.h"
 
@@ -8,10 +9,7 @@ namespace kdt::gen {
 
 ExprPtr Builder::asm_expr(DType dt, const Shape& shape, int depth) {
   if (in_fallback_ || dt == DType::Bool) return nullptr;
-  auto e = std::make_shared<Expr>();
-  e->kind = Expr::Kind::Asm;
-  e->dtype = dt;
-  e->shape = shape;
+  auto e = node(Expr::Kind::Asm, dt, shape);
   e->asm_output = "o";
   const char* names[] = {"a", "b"};
   if (ch_.coin()) {

@@ -2,36 +2,15 @@
 // blocks with remote DMAs, a remote accumulation into one device, and a
 // barrier of remote signals. Their waits are top-level statements after the
 // sends, which the lockstep model evaluator relies on (eval.h).
+#include "build_nodes.h"
 #include "build_state.h"
 
 namespace kdt::gen {
 
 namespace {
 
-std::shared_ptr<Expr> node(Expr::Kind kind, DType dt, const Shape& shape) {
-  auto e = std::make_shared<Expr>();
-  e->kind = kind;
-  e->dtype = dt;
-  e->shape = shape;
-  return e;
-}
-
-ExprPtr bin(BinOp op, ExprPtr a, ExprPtr b) {
-  auto e = node(Expr::Kind::Binary, is_comparison(op) ? DType::Bool : a->dtype, a->shape);
-  e->binop = op;
-  e->operands = {std::move(a), std::move(b)};
-  return e;
-}
-
-ExprPtr int_lit(int64_t v, bool weak) {
-  auto e = node(Expr::Kind::Literal, DType::I32, {});
-  e->bits = from_int(DType::I32, static_cast<uint64_t>(v));
-  e->weak = weak;
-  return e;
-}
-
-ExprPtr device_id() { return node(Expr::Kind::DeviceId, DType::I32, {}); }
-ExprPtr num_devices() { return node(Expr::Kind::NumDevices, DType::I32, {}); }
+ExprPtr device_id() { return launch_node(Expr::Kind::DeviceId); }
+ExprPtr num_devices() { return launch_node(Expr::Kind::NumDevices); }
 
 }  // namespace
 
@@ -43,27 +22,15 @@ void Builder::phase_ring() {
   RefState* from = nullptr;
   if (!dma_source(recv.dtype, recv.block_shape, false, src, &from)) return;
   const std::string recv_sem = add_sem(true), send_sem = add_sem(true);
-  Stmt start;
-  start.kind = Stmt::Kind::DmaStart;
-  start.view = src;
-  start.dst = block_view(recv);
-  start.sem.name = recv_sem;
-  start.src_sem.name = send_sem;
+  Stmt start = dma_start_stmt(src, block_view(recv), sem_named(recv_sem));
+  start.src_sem = sem_named(send_sem);
   const int64_t k = ch_.range(0, k_.devices - 1);
-  start.device = bin(BinOp::Rem, bin(BinOp::Add, device_id(), int_lit(k, true)), num_devices());
+  start.device = binary_node(BinOp::Rem, binary_node(BinOp::Add, device_id(), int_lit(k, true)), num_devices());
   emit(start);
   from->busy = recv.busy = true;
-  Stmt sent;
-  sent.kind = Stmt::Kind::DmaWait;
-  sent.sem.name = send_sem;
-  sent.view = src;
-  emit(sent);
+  emit(dma_wait_stmt(sem_named(send_sem), src));
   from->busy = false;
-  Stmt landed;
-  landed.kind = Stmt::Kind::DmaWait;
-  landed.sem.name = recv_sem;
-  landed.view = block_view(recv);
-  emit(landed);
+  emit(dma_wait_stmt(sem_named(recv_sem), block_view(recv)));
   recv.busy = false;
   recv.written = true;
 }
@@ -73,47 +40,30 @@ void Builder::phase_remote_add() {
   // retires one DMA per device.
   DType dt = pick_dtype();
   const int64_t terms = programs_ * k_.devices;
-  if (is_float(dt) && terms > 24) dt = DType::I64;
+  if (is_float(dt) && terms > kExactFloatTerms) dt = DType::I64;
   RefState& acc = acc_for(dt, terms);
-  Shape shape = random_shape(static_cast<int>(acc.shape.size()), 16);
-  View dst;
-  dst.ref = acc.name;
-  if (!view_entries(acc.shape, shape, dst.entries, true)) {
-    shape = acc.shape;
-    dst.entries.clear();
-  }
+  Shape shape;
+  const View dst = part_view(acc, 16, shape);
   View src;
   RefState* from = nullptr;
   if (!dma_source(dt, shape, true, src, &from)) return;
   const std::string recv_sem = add_sem(true), send_sem = add_sem(true);
   const int64_t t = ch_.range(0, k_.devices - 1);
-  Stmt start;
-  start.kind = Stmt::Kind::DmaStart;
-  start.view = src;
-  start.dst = dst;
-  start.sem.name = recv_sem;
-  start.src_sem.name = send_sem;
+  Stmt start = dma_start_stmt(src, dst, sem_named(recv_sem));
+  start.src_sem = sem_named(send_sem);
   start.device = int_lit(t, false);
   start.add = true;
   emit(start);
-  Stmt sent;
-  sent.kind = Stmt::Kind::DmaWait;
-  sent.sem.name = send_sem;
-  sent.view = src;
-  emit(sent);
+  emit(dma_wait_stmt(sem_named(send_sem), src));
   Stmt loop;
   loop.kind = Stmt::Kind::For;
   loop.name = "_" + fresh("k");
   loop.expr = int_lit(0, false);
   loop.hi = num_devices();
-  Stmt landed;
-  landed.kind = Stmt::Kind::DmaWait;
-  landed.sem.name = recv_sem;
-  landed.view = dst;
-  loop.body.push_back(landed);
+  loop.body.push_back(dma_wait_stmt(sem_named(recv_sem), dst));
   Stmt only_t;
   only_t.kind = Stmt::Kind::If;
-  only_t.expr = bin(BinOp::Eq, device_id(), int_lit(t, true));
+  only_t.expr = binary_node(BinOp::Eq, device_id(), int_lit(t, true));
   only_t.body.push_back(loop);
   emit(only_t);
 }
@@ -125,12 +75,11 @@ void Builder::phase_barrier() {
   signal.kind = Stmt::Kind::SemSignal;
   signal.sem.name = sem;
   const std::string d = fresh("dv");
-  auto dv = node(Expr::Kind::Name, DType::I32, {});
-  dv->name = d;
+  const ExprPtr dv = name_node(d);
   signal.device = dv;
   Stmt other;
   other.kind = Stmt::Kind::If;
-  other.expr = bin(BinOp::Ne, dv, device_id());
+  other.expr = binary_node(BinOp::Ne, dv, device_id());
   other.body.push_back(signal);
   Stmt loop;
   loop.kind = Stmt::Kind::For;
@@ -142,7 +91,7 @@ void Builder::phase_barrier() {
   Stmt wait;
   wait.kind = Stmt::Kind::SemWait;
   wait.sem.name = sem;
-  wait.expr = bin(BinOp::Sub, num_devices(), int_lit(1, true));
+  wait.expr = binary_node(BinOp::Sub, num_devices(), int_lit(1, true));
   emit(wait);
 }
 

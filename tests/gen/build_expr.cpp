@@ -3,39 +3,12 @@
 // type-checks by construction; operands that could fault at run time are
 // guarded (divisors made odd or >= 1, shift amounts masked, indices reduced
 // modulo their range).
-#include <algorithm>
-
+#include "build_nodes.h"
 #include "build_state.h"
 
 namespace kdt::gen {
 
 namespace {
-
-std::shared_ptr<Expr> node(Expr::Kind kind, DType dt, const Shape& shape) {
-  auto e = std::make_shared<Expr>();
-  e->kind = kind;
-  e->dtype = dt;
-  e->shape = shape;
-  return e;
-}
-
-Shape broadcast_of(const Shape& a, const Shape& b) {
-  Shape out(std::max(a.size(), b.size()));
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
-    const int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    out[i] = x == 1 ? y : x;
-  }
-  return out;
-}
-
-ExprPtr binary_node(BinOp op, ExprPtr a, ExprPtr b) {
-  const bool to_bool = is_comparison(op) || op == BinOp::LAnd || op == BinOp::LOr;
-  auto e = node(Expr::Kind::Binary, to_bool ? DType::Bool : a->dtype, broadcast_of(a->shape, b->shape));
-  e->binop = op;
-  e->operands = {std::move(a), std::move(b)};
-  return e;
-}
 
 ExprPtr unary_node(UnOp op, ExprPtr a) {
   auto e = node(Expr::Kind::Unary, a->dtype, a->shape);
@@ -47,12 +20,6 @@ ExprPtr unary_node(UnOp op, ExprPtr a) {
 ExprPtr cast_node(DType to, ExprPtr a) {
   auto e = node(Expr::Kind::Cast, to, a->shape);
   e->operands = {std::move(a)};
-  return e;
-}
-
-ExprPtr name_node(const std::string& name, DType dt, const Shape& shape) {
-  auto e = node(Expr::Kind::Name, dt, shape);
-  e->name = name;
   return e;
 }
 
@@ -117,9 +84,8 @@ ExprPtr Builder::index_expr(int64_t m, bool allow_constant) {
                          small_literal(DType::I32, ch_.range(0, 7), true));
       break;
     case 3: {
-      auto p = node(Expr::Kind::ProgramId, DType::I32, {});
-      p->axis = static_cast<int>(ch_.below(k_.grid.size()));
-      base = k_.devices > 1 && ch_.coin() ? static_cast<ExprPtr>(node(Expr::Kind::DeviceId, DType::I32, {})) : p;
+      ExprPtr p = launch_node(Expr::Kind::ProgramId, static_cast<int>(ch_.below(k_.grid.size())));
+      base = k_.devices > 1 && ch_.coin() ? launch_node(Expr::Kind::DeviceId) : p;
       base = binary_node(BinOp::Add, base, small_literal(DType::I32, ch_.range(0, 3), true));
       break;
     }
@@ -260,25 +226,25 @@ ExprPtr Builder::masked_load(DType dt, const Shape& shape) {
   if (n > len) return nullptr;
   auto e = node(Expr::Kind::MaskedLoad, dt, shape);
   e->view.ref = r.name;
-  for (size_t d = 0; d + 1 < r.shape.size(); ++d) {
-    IndexEntry s;
-    s.kind = IndexEntry::Kind::Scalar;
-    s.index = index_expr(r.shape[d]);
-    e->view.entries.push_back(s);
-  }
+  for (size_t d = 0; d + 1 < r.shape.size(); ++d) e->view.entries.push_back(scalar_entry(index_expr(r.shape[d])));
+  ExprPtr inside;
+  e->view.entries.push_back(masked_ds(len, n, inside));
+  e->operands = {inside, literal(dt, false)};
+  return e;
+}
+
+IndexEntry Builder::masked_ds(int64_t len, int64_t n, ExprPtr& mask) {
   IndexEntry ds;
   ds.kind = IndexEntry::Kind::Ds;
   ds.size = n;
   // A constant start past len - n would be a static-out-of-bounds error in
   // kdt, mask or not (see docs/reliability.md, differential testing).
   ds.index = index_expr(len, false);
-  e->view.entries.push_back(ds);
-  auto iota = node(Expr::Kind::Iota, DType::I32, shape);
+  auto iota = node(Expr::Kind::Iota, DType::I32, {n});
   iota->axis = 0;
-  ExprPtr inside = binary_node(BinOp::Lt, binary_node(BinOp::Add, iota, ds.index), small_literal(DType::I32, len, true));
-  if (ch_.coin()) inside = binary_node(BinOp::LAnd, inside, bool_expr(shape, 1));
-  e->operands = {inside, literal(dt, false)};
-  return e;
+  mask = binary_node(BinOp::Lt, binary_node(BinOp::Add, iota, ds.index), int_lit(len, true));
+  if (ch_.coin()) mask = binary_node(BinOp::LAnd, mask, bool_expr({n}, 1));
+  return ds;
 }
 
 ExprPtr Builder::leaf(DType dt, const Shape& shape) {
@@ -324,7 +290,7 @@ ExprPtr Builder::leaf(DType dt, const Shape& shape) {
         break;
       default:
         if (dt == DType::I32 && shape.empty()) {
-          if (k_.devices > 1 && ch_.coin()) return node(Expr::Kind::DeviceId, DType::I32, {});
+          if (k_.devices > 1 && ch_.coin()) return launch_node(Expr::Kind::DeviceId);
           return pid();
         }
         if (ExprPtr e = masked_load(dt, shape)) return e;
@@ -405,7 +371,7 @@ ExprPtr Builder::compound(DType dt, const Shape& shape, int depth) {
         if (is_int(dt)) {
           // Division and remainder by an odd (so non-zero) value; INT_MIN / -1 wraps.
           ExprPtr divisor = binary_node(BinOp::Or, operand(), small_literal(dt, 1, true));
-          if (divisor->shape != shape && broadcast_of(divisor->shape, shape) != shape) break;
+          if (!broadcasts_to(divisor->shape, shape)) break;
           return binary_node(ch_.coin() ? BinOp::Div : BinOp::Rem, expr(dt, shape, d), divisor);
         }
         if (is_float(dt)) {

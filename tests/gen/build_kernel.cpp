@@ -4,42 +4,10 @@
 // kernel race-free: programs write only their own blocks, shared elements
 // are reached only by accumulating DMAs, and everything a DMA touches is
 // left alone until its wait.
+#include "build_nodes.h"
 #include "build_state.h"
 
 namespace kdt::gen {
-
-namespace {
-
-std::shared_ptr<Expr> node(Expr::Kind kind, DType dt, const Shape& shape) {
-  auto e = std::make_shared<Expr>();
-  e->kind = kind;
-  e->dtype = dt;
-  e->shape = shape;
-  return e;
-}
-
-ExprPtr bin(BinOp op, ExprPtr a, ExprPtr b) {
-  auto e = node(Expr::Kind::Binary, is_comparison(op) || op == BinOp::LAnd ? DType::Bool : a->dtype, a->shape);
-  if (a->shape.size() < b->shape.size()) e->shape = b->shape;
-  e->binop = op;
-  e->operands = {std::move(a), std::move(b)};
-  return e;
-}
-
-ExprPtr int_lit(int64_t v, bool weak) {
-  auto e = node(Expr::Kind::Literal, DType::I32, {});
-  e->bits = from_int(DType::I32, static_cast<uint64_t>(v));
-  e->weak = weak;
-  return e;
-}
-
-ExprPtr name_of(const std::string& n, DType dt = DType::I32, const Shape& shape = {}) {
-  auto e = node(Expr::Kind::Name, dt, shape);
-  e->name = n;
-  return e;
-}
-
-}  // namespace
 
 RefState* find_ref(std::deque<RefState>& refs, const std::string& name) {
   for (RefState& r : refs) {
@@ -85,14 +53,19 @@ RefState& Builder::add_input(DType dt, const Shape& shape) {
   p.dtype = dt;
   p.shape = shape;
   init_data(p, false);
+  RefState& r = add_param(p, Role::Input);
+  r.written = true;
+  r.exact = true;
+  return r;
+}
+
+RefState& Builder::add_param(const Param& p, Role role) {
   k_.params.push_back(p);
   RefState r;
   r.name = p.name;
-  r.role = Role::Input;
-  r.dtype = dt;
-  r.shape = shape;
-  r.written = true;
-  r.exact = true;
+  r.role = role;
+  r.dtype = p.dtype;
+  r.shape = p.shape;
   refs_.push_back(r);
   return refs_.back();
 }
@@ -107,10 +80,7 @@ RefState& Builder::add_block_out(DType dt) {
   const uint64_t style = ch_.below(k_.grid.size() == 2 ? 3 : 2);
   if (style == 0) {
     r.shape = {programs_};
-    IndexEntry e;
-    e.kind = IndexEntry::Kind::Scalar;
-    e.index = pid();
-    r.block = {e};
+    r.block = {scalar_entry(pid())};
     r.block_shape = tail;
   } else if (style == 1) {
     const int64_t R = ch_.range(1, 3);
@@ -118,20 +88,13 @@ RefState& Builder::add_block_out(DType dt) {
     IndexEntry e;
     e.kind = IndexEntry::Kind::Ds;
     e.size = R;
-    e.index = R == 1 ? pid() : bin(BinOp::Mul, pid(), int_lit(R, true));
+    e.index = R == 1 ? pid() : binary_node(BinOp::Mul, pid(), int_lit(R, true));
     r.block = {e};
     r.block_shape = {R};
     r.block_shape.insert(r.block_shape.end(), tail.begin(), tail.end());
   } else {
     r.shape = {k_.grid[0], k_.grid[1]};
-    for (int axis = 0; axis < 2; ++axis) {
-      IndexEntry e;
-      e.kind = IndexEntry::Kind::Scalar;
-      auto p = node(Expr::Kind::ProgramId, DType::I32, {});
-      p->axis = axis;
-      e.index = p;
-      r.block.push_back(e);
-    }
+    for (int axis = 0; axis < 2; ++axis) r.block.push_back(scalar_entry(launch_node(Expr::Kind::ProgramId, axis)));
     r.block_shape = tail;
   }
   r.shape.insert(r.shape.end(), tail.begin(), tail.end());
@@ -233,7 +196,7 @@ void Builder::let_binding(int depth) {
 RefState& Builder::acc_for(DType dt, int64_t terms) {
   std::vector<RefState*> accs;
   for (RefState& r : refs_) {
-    if (r.role == Role::Acc && r.dtype == dt && (!is_float(dt) || r.terms + terms <= 24)) accs.push_back(&r);
+    if (r.role == Role::Acc && r.dtype == dt && (!is_float(dt) || r.terms + terms <= kExactFloatTerms)) accs.push_back(&r);
   }
   if (!accs.empty() && ch_.coin()) {
     RefState& r = *accs[ch_.below(accs.size())];
@@ -247,24 +210,51 @@ RefState& Builder::acc_for(DType dt, int64_t terms) {
   p.shape = random_shape(2, 16);
   if (p.shape.empty()) p.shape.push_back(ch_.range(1, 6));
   init_data(p, false);
-  k_.params.push_back(p);
-  RefState r;
-  r.name = p.name;
-  r.role = Role::Acc;
-  r.dtype = dt;
-  r.shape = p.shape;
+  RefState& r = add_param(p, Role::Acc);
   r.terms = terms;
-  refs_.push_back(r);
-  return refs_.back();
+  return r;
+}
+
+View Builder::part_view(const RefState& r, int64_t max_elems, Shape& shape_out) {
+  View v;
+  v.ref = r.name;
+  shape_out = random_shape(static_cast<int>(r.shape.size()), max_elems);
+  if (!view_entries(r.shape, shape_out, v.entries, true)) {
+    shape_out = r.shape;
+    v.entries.clear();
+  }
+  return v;
+}
+
+std::vector<RefState*> Builder::idle_written_blocks() {
+  std::vector<RefState*> out;
+  for (RefState& r : refs_) {
+    if (r.role == Role::Block && r.written && !r.busy) out.push_back(&r);
+  }
+  return out;
+}
+
+void Builder::make_compound(Stmt& s) {
+  s.compound = true;
+  const BinOp ops[] = {BinOp::Add, BinOp::Sub, BinOp::Mul};
+  s.op = ops[ch_.below(3)];
+}
+
+void Builder::dma_then_wait(const View& src, const View& dst, bool add, const std::vector<RefState*>& busy,
+                            int let_depth) {
+  Stmt start = dma_start_stmt(src, dst, sem_ref(add_sem(true), 0));
+  start.add = add;
+  emit(start);
+  for (RefState* r : busy) r->busy = true;
+  if (ch_.coin()) let_binding(let_depth);
+  emit(dma_wait_stmt(start.sem, ch_.coin() ? dst : src));
+  for (RefState* r : busy) r->busy = false;
 }
 
 // --- phases -----------------------------------------------------------------
 
 void Builder::phase_store() {
-  std::vector<RefState*> written;
-  for (RefState& r : refs_) {
-    if (r.role == Role::Block && r.written && !r.busy) written.push_back(&r);
-  }
+  std::vector<RefState*> written = idle_written_blocks();
   Stmt s;
   s.kind = Stmt::Kind::Store;
   if (written.empty() || ch_.chance(40)) {
@@ -279,11 +269,7 @@ void Builder::phase_store() {
   Shape shape;
   s.view = sub_view(r, shape);
   s.expr = expr(r.dtype, shape, 3);
-  if (ch_.chance(40)) {
-    s.compound = true;
-    const BinOp ops[] = {BinOp::Add, BinOp::Sub, BinOp::Mul};
-    s.op = ops[ch_.below(3)];
-  }
+  if (ch_.chance(40)) make_compound(s);
   emit(s);
 }
 
@@ -304,16 +290,7 @@ void Builder::phase_masked_store() {
   s.kind = Stmt::Kind::MaskedStore;
   s.view.ref = r.name;
   s.view.entries = r.block;
-  IndexEntry ds;
-  ds.kind = IndexEntry::Kind::Ds;
-  ds.size = n;
-  ds.index = index_expr(len, false);
-  s.view.entries.push_back(ds);
-  auto iota = node(Expr::Kind::Iota, DType::I32, {n});
-  iota->axis = 0;
-  ExprPtr mask = bin(BinOp::Lt, bin(BinOp::Add, iota, ds.index), int_lit(len, true));
-  if (ch_.coin()) mask = bin(BinOp::LAnd, mask, bool_expr({n}, 1));
-  s.mask = mask;
+  s.view.entries.push_back(masked_ds(len, n, s.mask));
   s.expr = expr(r.dtype, {n}, 2);
   emit(s);
 }
@@ -341,9 +318,7 @@ void Builder::phase_loop() {
   // At least one iteration; sometimes a bound read from the grid.
   int64_t hi;
   if (ch_.chance(30)) {
-    auto np = node(Expr::Kind::NumPrograms, DType::I32, {});
-    np->axis = 0;
-    loop.hi = bin(BinOp::Add, np, int_lit(lo + 1, true));
+    loop.hi = binary_node(BinOp::Add, launch_node(Expr::Kind::NumPrograms, 0), int_lit(lo + 1, true));
     hi = k_.grid[0] + lo + 1;
   } else {
     hi = lo + ch_.range(1, 4);
@@ -365,11 +340,7 @@ void Builder::phase_loop() {
   update.kind = Stmt::Kind::Assign;
   update.name = var.name;
   update.expr = expr(dt, shape, 2);
-  if (ch_.coin()) {
-    update.compound = true;
-    const BinOp ops[] = {BinOp::Add, BinOp::Sub, BinOp::Mul};
-    update.op = ops[ch_.below(3)];
-  }
+  if (ch_.coin()) make_compound(update);
   emit(update);
   --loop_depth_;
   repeat_ /= iterations;
@@ -380,7 +351,7 @@ void Builder::phase_loop() {
   Stmt store;
   store.kind = Stmt::Kind::Store;
   store.view = block_view(target);
-  store.expr = name_of(var.name, dt, shape);
+  store.expr = name_node(var.name, dt, shape);
   emit(store);
   target.written = true;
   // The var is readable afterwards too.
@@ -392,7 +363,7 @@ void Builder::phase_if() {
   Stmt s;
   s.kind = Stmt::Kind::If;
   if (ch_.coin()) {
-    s.expr = bin(BinOp::Eq, bin(BinOp::Rem, pid(), int_lit(2, true)), int_lit(0, true));
+    s.expr = binary_node(BinOp::Eq, binary_node(BinOp::Rem, pid(), int_lit(2, true)), int_lit(0, true));
   } else {
     s.expr = bool_expr({}, 2);
   }
@@ -431,11 +402,7 @@ void Builder::phase_dma_in() {
     init.expr = expr(dt, shape, 2);
     emit(init);
     scr.written = true;
-    moved = random_shape(static_cast<int>(shape.size()), 24);
-    if (!view_entries(shape, moved, dst.entries, true)) {
-      moved = shape;
-      dst.entries.clear();
-    }
+    dst = part_view(scr, 24, moved);
   }
   const bool partial = scr.written;
   View src;
@@ -447,30 +414,14 @@ void Builder::phase_dma_in() {
     scr.busy = false;
     return;
   }
-  const std::string sem = add_sem(true);
-  Stmt start;
-  start.kind = Stmt::Kind::DmaStart;
-  start.view = src;
-  start.dst = dst;
-  start.sem = sem_ref(sem, 0);
-  emit(start);
-  if (ch_.coin()) let_binding(2);
-  Stmt wait;
-  wait.kind = Stmt::Kind::DmaWait;
-  wait.sem = start.sem;
-  wait.view = ch_.coin() ? dst : src;
-  emit(wait);
-  scr.busy = false;
+  dma_then_wait(src, dst, false, {&scr}, 2);
   // Exact (a source for float accumulation) only when filled from inputs alone.
   scr.exact = !partial && from->exact;
   scr.written = true;
 }
 
 void Builder::phase_dma_out() {
-  std::vector<RefState*> written;
-  for (RefState& r : refs_) {
-    if (r.role == Role::Block && r.written && !r.busy) written.push_back(&r);
-  }
+  std::vector<RefState*> written = idle_written_blocks();
   RefState* target;
   View dst;
   Shape shape;
@@ -485,21 +436,7 @@ void Builder::phase_dma_out() {
   View src;
   RefState* from = nullptr;
   if (!dma_source(target->dtype, shape, false, src, &from)) return;
-  const std::string sem = add_sem(true);
-  Stmt start;
-  start.kind = Stmt::Kind::DmaStart;
-  start.view = src;
-  start.dst = dst;
-  start.sem = sem_ref(sem, 0);
-  emit(start);
-  target->busy = from->busy = true;
-  if (ch_.coin()) let_binding(2);
-  Stmt wait;
-  wait.kind = Stmt::Kind::DmaWait;
-  wait.sem = start.sem;
-  wait.view = ch_.coin() ? dst : src;
-  emit(wait);
-  target->busy = from->busy = false;
+  dma_then_wait(src, dst, false, {target, from}, 2);
   target->written = true;
 }
 
@@ -532,12 +469,7 @@ void Builder::phase_dma_group() {
     } else {
       // An accumulation into a shared inout ref.
       RefState* acc = &acc_for(dt, programs_);
-      shape = random_shape(static_cast<int>(acc->shape.size()), 16);
-      start.dst.ref = acc->name;
-      if (!view_entries(acc->shape, shape, start.dst.entries, true)) {
-        shape = acc->shape;
-        start.dst.entries.clear();
-      }
+      start.dst = part_view(*acc, 16, shape);
       start.add = true;
       target = acc;
     }
@@ -550,11 +482,7 @@ void Builder::phase_dma_group() {
     }
     from->busy = true;
     busy.push_back(from);
-    Stmt wait;
-    wait.kind = Stmt::Kind::DmaWait;
-    wait.sem = ref;
-    wait.view = ch_.coin() ? start.dst : start.view;
-    waits.push_back(wait);
+    waits.push_back(dma_wait_stmt(ref, ch_.coin() ? start.dst : start.view));
     if (target->role != Role::Acc) target->written = true;
   }
   if (ch_.coin()) let_binding(2);
@@ -566,34 +494,14 @@ void Builder::phase_accumulate() {
   // dma_start(src, acc[view], s, add=true): programs (and devices) may add
   // into the same elements; float sources are exact so any order agrees.
   DType dt = pick_dtype();
-  if (is_float(dt) && programs_ * repeat_ > 24) dt = DType::I32;
+  if (is_float(dt) && programs_ * repeat_ > kExactFloatTerms) dt = DType::I32;
   RefState* acc = &acc_for(dt, programs_ * repeat_);
-  Shape shape = random_shape(static_cast<int>(acc->shape.size()), 16);
-  View dst;
-  dst.ref = acc->name;
-  if (!view_entries(acc->shape, shape, dst.entries, true)) {
-    shape = acc->shape;
-    dst.entries.clear();
-  }
+  Shape shape;
+  const View dst = part_view(*acc, 16, shape);
   View src;
   RefState* from = nullptr;
   if (!dma_source(dt, shape, true, src, &from)) return;
-  const std::string sem = add_sem(true);
-  Stmt start;
-  start.kind = Stmt::Kind::DmaStart;
-  start.view = src;
-  start.dst = dst;
-  start.sem = sem_ref(sem, 0);
-  start.add = true;
-  emit(start);
-  from->busy = true;
-  if (ch_.coin()) let_binding(1);
-  Stmt wait;
-  wait.kind = Stmt::Kind::DmaWait;
-  wait.sem = start.sem;
-  wait.view = ch_.coin() ? dst : src;
-  emit(wait);
-  from->busy = false;
+  dma_then_wait(src, dst, true, {from}, 1);
 }
 
 void Builder::phase_regular_sem() {
@@ -616,12 +524,12 @@ void Builder::phase_regular_sem() {
   Stmt let;
   let.kind = Stmt::Kind::Let;
   let.name = fresh("v");
-  let.expr = bin(BinOp::Add, read, int_lit(0, true));
+  let.expr = binary_node(BinOp::Add, read, int_lit(0, true));
   emit(let);
   scopes_.back().push_back({let.name, DType::I32, {}});
   Stmt check;
   check.kind = Stmt::Kind::Assert;
-  check.expr = bin(BinOp::Eq, read, int_lit(total, true));
+  check.expr = binary_node(BinOp::Eq, read, int_lit(total, true));
   emit(check);
   while (total > 0) {
     const int64_t amount = ch_.range(1, total);
@@ -672,14 +580,10 @@ Built Builder::build() {
   Stmt let;
   let.kind = Stmt::Kind::Let;
   let.name = "pid";
-  auto p0 = std::make_shared<Expr>();
-  p0->kind = Expr::Kind::ProgramId;
-  p0->axis = 0;
+  ExprPtr p0 = launch_node(Expr::Kind::ProgramId, 0);
   if (k_.grid.size() == 2) {
-    auto p1 = std::make_shared<Expr>();
-    p1->kind = Expr::Kind::ProgramId;
-    p1->axis = 1;
-    let.expr = bin(BinOp::Add, bin(BinOp::Mul, p0, int_lit(k_.grid[1], true)), p1);
+    let.expr = binary_node(BinOp::Add, binary_node(BinOp::Mul, p0, int_lit(k_.grid[1], true)),
+                           launch_node(Expr::Kind::ProgramId, 1));
   } else {
     let.expr = p0;
   }

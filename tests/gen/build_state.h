@@ -11,6 +11,10 @@
 
 namespace kdt::gen {
 
+// How many of the generator's float values (short dyadic fractions, see
+// Builder::init_data) one element may sum before the sum could round.
+constexpr int64_t kExactFloatTerms = 24;
+
 // What a @global parameter is for; it decides who may touch it.
 enum class Role {
   Input,   // `in`: read by anyone, never written
@@ -59,6 +63,11 @@ class Builder {
   // A view of a readable ref of dtype dt whose shape is `shape`, or null.
   ExprPtr load_leaf(DType dt, const Shape& shape);
   ExprPtr masked_load(DType dt, const Shape& shape);
+  // ds(start, n) into a dimension of length len, start a non-constant index
+  // in [0, len), and its `mask`: iota(i32[n], 0) + start < len, sometimes
+  // && a random bool. The slice may run past the end; the mask keeps those
+  // elements off.
+  IndexEntry masked_ds(int64_t len, int64_t n, ExprPtr& mask);
   // Entries that take `shape` out of a ref of shape `ref_shape`, or false.
   bool view_entries(const Shape& ref_shape, const Shape& shape, std::vector<IndexEntry>& out, bool allow_dynamic);
   // A sub-view of a block: the block's entries, then sub-selections of its dims.
@@ -70,11 +79,23 @@ class Builder {
   // --- statements and phases (build_kernel.cpp) ---
   std::string fresh(const char* prefix);
   RefState& add_input(DType dt, const Shape& shape);
+  // Appends parameter p and its state (name, role, dtype, shape).
+  RefState& add_param(const Param& p, Role role);
   RefState& add_block_out(DType dt);
   RefState& add_scratch(DType dt, const Shape& shape);
   std::string add_sem(bool dma, int64_t count = 0);
   SemRef sem_ref(const std::string& name, int64_t count);
   void emit(Stmt s);
+  // r[entries] of a random shape of r's rank and at most max_elems elements
+  // (its shape in shape_out), or all of r when no such view exists.
+  View part_view(const RefState& r, int64_t max_elems, Shape& shape_out);
+  // Blocks already written and not in a DMA's flight.
+  std::vector<RefState*> idle_written_blocks();
+  // Turns an assignment or store into `op=`, op one of + - *.
+  void make_compound(Stmt& s);
+  // dma_start(src, dst, a fresh DMA semaphore[, add=true]), maybe a `let`
+  // (of depth let_depth) while `busy` are marked busy, then its dma_wait.
+  void dma_then_wait(const View& src, const View& dst, bool add, const std::vector<RefState*>& busy, int let_depth);
   void let_binding(int depth);
   void phase_store();
   void phase_loop();
@@ -91,7 +112,8 @@ class Builder {
   void phase_racy();
   void ensure_outputs();
   // An accumulation target of dtype dt that can take `terms` more additions
-  // per element (float sums of the generator's values stay exact up to 24).
+  // per element (float sums of the generator's values stay exact up to
+  // kExactFloatTerms).
   RefState& acc_for(DType dt, int64_t terms);
   void init_data(Param& p, bool exact_floats);
   View full_view(const RefState& r);

@@ -15,6 +15,25 @@ int64_t element_count(const Shape& s) {
   return n;
 }
 
+Shape broadcast_shape(const Shape& a, const Shape& b) {
+  Shape out(std::max(a.size(), b.size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    if (x != y && x != 1 && y != 1) throw ModelError("shapes do not broadcast");
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  for (size_t i = 1; i <= from.size(); ++i) {
+    if (from[from.size() - i] != 1 && from[from.size() - i] != to[to.size() - i]) return false;
+  }
+  return true;
+}
+
 namespace {
 
 struct Tile {
@@ -29,17 +48,6 @@ std::vector<int64_t> strides_of(const Shape& s) {
   std::vector<int64_t> st(s.size(), 1);
   for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
   return st;
-}
-
-Shape broadcast_shape(const Shape& a, const Shape& b) {
-  Shape out(std::max(a.size(), b.size()));
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
-    const int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    if (x != y && x != 1 && y != 1) throw ModelError("shapes do not broadcast");
-    out[i] = x == 1 ? y : x;
-  }
-  return out;
 }
 
 // NumPy broadcasting of t to `shape`.

@@ -13,6 +13,11 @@ namespace kdt::gen {
 
 using Shape = std::vector<int64_t>;
 int64_t element_count(const Shape& s);
+// NumPy broadcasting of two shapes; ModelError (eval.h) when they do not
+// broadcast.
+Shape broadcast_shape(const Shape& a, const Shape& b);
+// Whether `from` broadcasts to exactly `to`.
+bool broadcasts_to(const Shape& from, const Shape& to);
 
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
