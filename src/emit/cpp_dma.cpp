@@ -1,0 +1,213 @@
+// The C++ target's DMAs and semaphores: one copy routine per DMA site, the
+// records a start issues and a wait retires, signals and waits through the
+// device scheduler.
+#include "cpp_kernel_emitter.h"
+
+namespace kdt::cpp {
+
+using emit::count_of;
+using emit::contiguous_tail;
+using emit::strides_of;
+
+// ----- DMA copies -----------------------------------------------------------
+void CppKernelEmitter::emit_dma_sites() {
+  for (size_t id = 0; id < k_.dmas.size(); ++id) {
+    const ir::DmaSite& d = k_.dmas[id];
+    w_.line("// DMA #" + std::to_string(id) + ": " + (d.add ? "dst += src" : "dst = src") + " over " +
+            std::to_string(d.bytes) + " bytes.");
+    w_.open("static void " + k_.name + "_dma" + std::to_string(id) + "(" + k_.name + "_launch& L, const kdt_rt::DmaRecord& d) {");
+    w_.line("const " + k_.name + "_params& sp = L.params[static_cast<size_t>(d.src_device)];");
+    w_.line("const " + k_.name + "_params& dp = L.params[static_cast<size_t>(d.dst_device)];");
+    w_.line(k_.name + "_program_state& ss = L.state(d.src_device, d.program);");
+    w_.line(k_.name + "_program_state& ds = L.state(d.dst_device, d.program);");
+    w_.line("const int64_t* starts = d.starts;");
+    w_.line("(void)sp, (void)dp, (void)ss, (void)ds, (void)starts;");
+    Shape shape = d.src.shape();
+    size_t rank = shape.size();
+    size_t tail = std::min(contiguous_tail(d.src, k_.refs[d.src.ref].shape),
+                           contiguous_tail(d.dst, k_.refs[d.dst.ref].shape));
+    int64_t chunk = 1;
+    for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
+    std::vector<std::string> idx;
+    for (size_t i = 0; i < rank - tail; ++i) {
+      idx.push_back("i" + std::to_string(i));
+      w_.open("for (int64_t i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < " + std::to_string(shape[i]) +
+              "; ++i" + std::to_string(i) + ") {");
+    }
+    for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
+    int capture = 0;
+    std::string src = ref_base(d.src.ref, "s") + " + " + view_offset(d.src, idx, capture);
+    std::string dst = ref_base(d.dst.ref, "d") + " + " + view_offset(d.dst, idx, capture);
+    std::string T = ctype(d.dtype);
+    if (d.add) {
+      w_.line("const " + T + "* src = " + src + ";");
+      w_.line(T + "* dst = " + dst + ";");
+      w_.line("for (int64_t j = 0; j < " + std::to_string(chunk) + "; ++j) dst[j] = kdt_rt::op_add(dst[j], src[j]);");
+    } else {
+      w_.line("std::memcpy(" + dst + ", " + src + ", " + std::to_string(chunk) + " * sizeof(" + T + "));");
+    }
+    for (size_t i = 0; i < rank - tail; ++i) w_.close();
+    w_.close();
+    w_.line();
+  }
+}
+
+// Moves the data of a started DMA (at its start or at the wait that retires it).
+void CppKernelEmitter::emit_run_dma() {
+  w_.open("[[maybe_unused]] static void " + k_.name + "_run_dma(" + k_.name + "_launch& L, kdt_rt::DmaRecord& d) {");
+  w_.line("(void)L;");
+  w_.open("switch (d.site) {");
+  for (size_t id = 0; id < k_.dmas.size(); ++id) {
+    w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(L, d); break;");
+  }
+  w_.line("default: break;");
+  w_.close();
+  w_.line("d.landed = true;");
+  w_.close();
+  w_.line();
+}
+
+// Offset of a view element inside its ref. `idx` names the view-space
+// index of every non-dropped dimension; captured starts come from
+// `starts[...]` in order.
+std::string CppKernelEmitter::view_offset(const ir::View& v, const std::vector<std::string>& idx, int& capture) {
+  const Shape& rs = k_.refs[v.ref].shape;
+  std::vector<int64_t> st = strides_of(rs);
+  std::string out;
+  size_t vd = 0;
+  for (size_t d = 0; d < rs.size(); ++d) {
+    const ir::ViewDim& dim = v.dims[d];
+    std::string coord = dim.captured ? "starts[" + std::to_string(capture++) + "]" : std::to_string(dim.static_start);
+    if (!dim.dropped) {
+      const std::string& i = idx[vd++];
+      if (i != "0") coord = coord == "0" ? i : coord + " + " + i;
+    }
+    if (coord == "0") continue;
+    std::string term = st[d] == 1 ? "(" + coord + ")" : "(" + coord + ") * " + std::to_string(st[d]);
+    out += out.empty() ? term : " + " + term;
+  }
+  return out.empty() ? "0" : out;
+}
+
+std::string CppKernelEmitter::sem_ref(const ir::SemRef& r, const std::string& state) {
+  const ir::Semaphore& sem = k_.sems[r.sem];
+  std::string index = "0";
+  if (r.index) {
+    index = scalar(*r.index);
+    if (options_.checks) index = "kdt_rt::checked_index(" + index + ", 1, " + std::to_string(sem.count) + ", " +
+                                 loc(r.index->range) + ", \"semaphore index\")";
+  }
+  return state + "." + sem.name + "[" + index + "]";
+}
+
+// ----- DMAs at run time ---------------------------------------------------------
+void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
+  const ir::DmaSite& site = k_.dmas[s.dma_id];
+  std::string d = fresh("dma");
+  w_.line("auto " + d + " = std::make_shared<kdt_rt::DmaRecord>();");
+  w_.line(d + "->site = " + std::to_string(s.dma_id) + ";");
+  w_.line(d + "->bytes = " + std::to_string(site.bytes) + ";");
+  w_.line(d + "->src_device = device;");
+  if (s.device) {
+    // A remote DMA: the destination view's indices are evaluated here, by the sender.
+    w_.line(d + "->dst_device = kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
+            loc(s.device->range) + ");");
+  } else {
+    w_.line(d + "->dst_device = device;");
+  }
+  w_.line(d + "->program = s.flat;");
+  w_.line(d + "->loc = " + loc(s.range) + ";");
+  int capture = 0;
+  for (const ir::View* v : {&*s.src, &*s.dst}) {
+    const Shape& rs = k_.refs[v->ref].shape;
+    for (size_t dim = 0; dim < v->dims.size(); ++dim) {
+      const ir::ViewDim& vd = v->dims[dim];
+      if (!vd.start) continue;
+      std::string start = "static_cast<int64_t>(" + scalar(*vd.start) + ")";
+      if (options_.checks) {
+        start = "kdt_rt::checked_index(" + start + ", " + std::to_string(vd.size) + ", " + std::to_string(rs[dim]) + ", " +
+                loc(vd.start->range) + ", \"DMA " + (v == &*s.src ? "source" : "destination") + " index\")";
+      }
+      w_.line(d + "->starts[" + std::to_string(capture++) + "] = " + start + ";");
+    }
+  }
+  std::string dst_state = s.device ? "L.state(" + d + "->dst_device, s.flat)" : "s";
+  if (options_.checks) {
+    // The element sets as boxes, from the captured starts.
+    int slot = 0;
+    for (const ir::View* v : {&*s.src, &*s.dst}) {
+      std::vector<std::string> starts;
+      for (const ir::ViewDim& vd : v->dims) {
+        starts.push_back(vd.start ? d + "->starts[" + std::to_string(slot++) + "]" : std::to_string(vd.static_start));
+      }
+      w_.line(d + (v == &*s.src ? "->src_box = " : "->dst_box = ") + box_of(*v, starts) + ";");
+    }
+    w_.line(d + "->add = " + std::string(s.add ? "true" : "false") + ";");
+    w_.line(d + "->src_shadow = &" + shadow_of(s.src->ref) + ";");
+    w_.line(d + "->dst_shadow = &" + shadow_of(s.dst->ref, d + "->dst_device", dst_state) + ";");
+    w_.line(d + "->dst_sem = &" + sem_ref(s.sem, dst_state) + ";");
+    w_.line(d + "->has_src_sem = " + std::string(s.src_sem ? "true" : "false") + ";");
+    w_.line("kdt_rt::claim_dma(" + d + ", s.clock);");
+  }
+  w_.line("if (options.eager_dma) " + k_.name + "_run_dma(L, *" + d + ");");
+  w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
+  // The source side of a remote DMA is retired by a wait on `src_sem`.
+  if (s.src_sem) w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + ");");
+}
+
+void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
+  const std::string& name = k_.sems[s.sem.sem].kd_name;
+  w_.open("{");
+  w_.line("auto& sem_ = " + sem_ref(s.sem) + ";");
+  w_.line("L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {\"dma_wait on `" + name +
+          "` (no DMA in flight)\", " + loc(s.range) + ", s.flat});");
+  w_.line("std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();");
+  w_.line("sem_.in_flight.pop_front();");
+  if (options_.checks) {
+    w_.open("if (d_->bytes != " + std::to_string(s.bytes) + ") {");
+    w_.line("kdt_rt::RunError e_{\"dma-wait-mismatch\", \"this wait is for " + std::to_string(s.bytes) +
+            " bytes, but the DMA it retires moves \" + std::to_string(d_->bytes) + \" bytes\", " + loc(s.range) +
+            ", {{\"the DMA was started here\", d_->loc}}};");
+    w_.line("throw kdt_rt::RunFailure{e_};");
+    w_.close();
+  }
+  if (options_.checks) w_.line("kdt_rt::retire_claims(*d_, &sem_, s.clock);");
+  // on_wait: the data moves now, at the first wait that retires the DMA.
+  w_.line("if (!d_->landed) " + k_.name + "_run_dma(L, *d_);");
+  w_.close();
+}
+
+void CppKernelEmitter::sem_signal(const ir::Stmt& s) {
+  std::string state = "s";
+  if (s.device) {
+    // A remote signal reaches the same program on device `d`.
+    state = "L.state(kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
+            loc(s.device->range) + "), s.flat)";
+  }
+  if (options_.checks) {
+    // The signaller's past happens before whatever its waiter does next.
+    w_.open("{");
+    w_.line("auto& sem_ = " + sem_ref(s.sem, state) + ";");
+    w_.line("sem_.value += " + scalar(*s.amount) + ";");
+    w_.line("kdt_rt::release(sem_, s.clock);");
+    w_.close();
+  } else {
+    w_.line(sem_ref(s.sem, state) + ".value += " + scalar(*s.amount) + ";");
+  }
+}
+
+void CppKernelEmitter::sem_wait(const ir::Stmt& s) {
+  std::string sem = sem_ref(s.sem);
+  std::string amount = scalar(*s.amount);
+  w_.open("{");
+  w_.line("auto& sem_ = " + sem + ";");
+  w_.line("const int64_t amount_ = " + amount + ";");
+  w_.line("L.scheduler.wait_until(device, [&] { return sem_.value >= amount_; }, {\"sem_wait on `" +
+          k_.sems[s.sem.sem].kd_name + "` (value \" + std::to_string(sem_.value) + \", needs \" + std::to_string(amount_) + \")\", " +
+          loc(s.range) + ", s.flat});");
+  w_.line("sem_.value -= amount_;");
+  if (options_.checks) w_.line("kdt_rt::acquire(s.clock, sem_);");
+  w_.close();
+}
+
+}  // namespace kdt::cpp

@@ -1,0 +1,269 @@
+// The C++ target's kernel layout: the parameter, program-state and launch
+// structs, the program function, the leak checks and the launcher.
+#include "cpp_kernel_emitter.h"
+
+namespace kdt::cpp {
+
+using emit::count_of;
+using emit::contiguous_tail;
+using emit::strides_of;
+
+void CppKernelEmitter::emit_all() {
+  emit_params_struct();
+  emit_dma_sites();
+  emit_run_dma();
+  emit_program();
+  if (options_.checks && k_.devices > 1) emit_launch_end_checks();
+  emit_launcher();
+}
+
+std::string CppKernelEmitter::loc(SourceRange r) {
+  if (!r.valid()) return "kdt_rt::SourceLoc{\"\", 0, 0, 0, 0}";
+  LineColumn lc = sources_.position(r.file, r.begin);
+  return "kdt_rt::SourceLoc{\"" + emit::CodeWriter::escape(sources_.file(r.file).path) + "\", " +
+         std::to_string(lc.line) + ", " + std::to_string(lc.column) + ", " + std::to_string(r.begin) + ", " +
+         std::to_string(r.end) + "}";
+}
+
+// ----- parameters -----------------------------------------------------------
+void CppKernelEmitter::emit_params_struct() {
+  w_.line("// Parameters of kernel `" + k_.name + "`: one pointer per ref (row-major), scalars by value.");
+  w_.open("struct " + k_.name + "_params {");
+  for (auto [is_ref, i] : k_.params) {
+    if (is_ref) {
+      const ir::Ref& r = k_.refs[i];
+      w_.line(std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "* " + r.name + ";  // " +
+              type_string(Type::ref(r.dtype, r.shape, r.space)) + (r.writable ? "" : ", in"));
+    } else {
+      w_.line(ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name + ";");
+    }
+  }
+  w_.close("};");
+  w_.line();
+  // Scratch and semaphores of one program.
+  w_.line("// Scratch buffers and semaphores of one program (one instance per program).");
+  w_.open("struct " + k_.name + "_program_state {");
+  for (const ir::Ref& r : k_.refs) {
+    if (r.is_param) continue;
+    w_.line("alignas(64) " + ctype(r.dtype) + " " + r.name + "[" + std::to_string(count_of(r.shape)) + "];");
+    if (options_.checks) w_.line("kdt_rt::RefShadow " + r.name + "_shadow_;");
+  }
+  for (const ir::Semaphore& s : k_.sems) {
+    w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + s.name + "[" +
+            std::to_string(s.count) + "];");
+  }
+  if (options_.checks) w_.line("kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check");
+  w_.line("int64_t program[" + std::to_string(k_.grid.size()) + "];  // program ids");
+  w_.line("int64_t flat = 0;  // flattened program index");
+  w_.close("};");
+  w_.line();
+  emit_launch_struct();
+}
+
+// The state of one launch: parameters per device and the program states
+// of every (device, program), made when first touched (a remote DMA or
+// signal may reach a program before it runs) and kept for the launch.
+void CppKernelEmitter::emit_launch_struct() {
+  std::string n = k_.name;
+  w_.open("struct " + n + "_launch {");
+  w_.line("std::vector<" + n + "_params> params;  // one set per device");
+  if (options_.checks) w_.line("std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device");
+  w_.line("kdt_rt::RunOptions options;");
+  w_.line("kdt_rt::DeviceScheduler scheduler{" + std::to_string(k_.devices) + "};");
+  w_.line("// By device * programs + flat index; ordered, so that the launch-end checks are deterministic.");
+  w_.line("std::map<int64_t, std::unique_ptr<" + n + "_program_state>> states;");
+  w_.open(n + "_program_state& state(int device, int64_t flat) {");
+  w_.line("auto& slot = states[int64_t{device} * " + std::to_string(count_of(k_.grid)) + " + flat];");
+  w_.open("if (!slot) {");
+  w_.line("slot = std::make_unique<" + n + "_program_state>();");
+  w_.line("slot->flat = flat;");
+  if (options_.checks) w_.line("slot->clock.init(device, flat, " + std::to_string(k_.devices) + ");");
+  if (options_.checks) {
+    for (const ir::Ref& r : k_.refs) {
+      if (!r.is_param) w_.line("slot->" + r.name + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
+    }
+  }
+  int64_t stride = 1;
+  for (size_t d = k_.grid.size(); d-- > 0;) {
+    w_.line("slot->program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
+            std::to_string(k_.grid[d]) + ";");
+    stride *= k_.grid[d];
+  }
+  w_.close();
+  w_.line("return *slot;");
+  w_.close();
+  w_.close("};");
+  w_.line();
+}
+
+// Pointer expression of a ref: in the program `p.`/`s.`; in a DMA copy
+// routine `sp.`/`ss.` (source side) or `dp.`/`ds.` (destination side).
+std::string CppKernelEmitter::ref_base(int ref, const std::string& side) const {
+  const ir::Ref& r = k_.refs[ref];
+  return (r.is_param ? side + "p." : side + "s.") + r.name;
+}
+
+// ----- the program body ------------------------------------------------------
+void CppKernelEmitter::emit_program() {
+  w_.line("// One program of `" + k_.name + "`.");
+  w_.open("static void " + k_.name + "_program(" + k_.name + "_launch& L, int device, " + k_.name +
+          "_program_state& s) {");
+  w_.line("const " + k_.name + "_params& p = L.params[static_cast<size_t>(device)];");
+  w_.line("const kdt_rt::RunOptions& options = L.options;");
+  w_.line("(void)p, (void)options;");
+  block(k_.body);
+  if (options_.checks) emit_leak_checks("the program ends");
+  w_.close();
+  w_.line();
+}
+
+// Every DMA retired and every semaphore back at 0, in state `s`.
+// `when_text` names the moment inside the messages' string literals.
+void CppKernelEmitter::emit_leak_checks(const std::string& when_text) {
+  for (const ir::Semaphore& sem : k_.sems) {
+    std::string name = sem.is_array ? "`" + sem.kd_name + "[\" + std::to_string(k_) + \"]`" : "`" + sem.kd_name + "`";
+    w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
+    if (sem.kind == SemKind::Dma) {
+      w_.open("if (!s." + sem.name + "[k_].in_flight.empty()) {");
+      w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name + "[k_].in_flight.front()->loc, \"this DMA is never retired: " + when_text +
+              " with it in flight on " + name + "\");");
+    } else {
+      w_.open("if (s." + sem.name + "[k_].value != 0) {");
+      w_.line("kdt_rt::fail(\"semaphore-leak\", " + loc(k_.range) + ", \"semaphore " + name + " is \" + std::to_string(s." +
+              sem.name + "[k_].value) + \" when " + when_text + "; it must be back at 0\");");
+    }
+    w_.close();
+    w_.close();
+  }
+}
+
+// With devices(N), a remote DMA or signal may reach a program after it
+// ended: what is left in any program's semaphores when the launch ends
+// is a leak too (the receiver never waited).
+void CppKernelEmitter::emit_launch_end_checks() {
+  int64_t programs = count_of(k_.grid);
+  w_.line("// Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).");
+  w_.open("[[maybe_unused]] static void " + k_.name + "_launch_end_checks(" + k_.name + "_launch& L) {");
+  w_.open("for (const auto& [key_, state_] : L.states) {");
+  w_.line(k_.name + "_program_state& s = *state_;");
+  w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(key_ / " + std::to_string(programs) +
+          ") + \", program \" + std::to_string(s.flat) + \")\";");
+  emit_leak_checks("\" + when_ + \"");
+  w_.close();
+  w_.close();
+  w_.line();
+}
+
+// ----- the launcher --------------------------------------------------------
+// With devices(N), N > 1, every ref parameter is an array of N pointers
+// (one per device); scalars are the same on every device.
+std::string CppKernelEmitter::signature() {
+  bool multi = k_.devices > 1;
+  std::string sig;
+  for (auto [is_ref, i] : k_.params) {
+    if (!sig.empty()) sig += ", ";
+    if (is_ref) {
+      const ir::Ref& r = k_.refs[i];
+      sig += std::string(r.writable ? "" : "const ") + ctype(r.dtype) + (multi ? "* const* " : "* ") + r.name;
+    } else {
+      sig += ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name;
+    }
+  }
+  return sig;
+}
+
+void CppKernelEmitter::emit_launcher() {
+  int64_t programs = count_of(k_.grid);
+  bool multi = k_.devices > 1;
+  w_.line("// Runs kernel `" + k_.name + "` over its grid " + shape_string(k_.grid) +
+          (multi ? " on " + std::to_string(k_.devices) + " simulated devices (one pointer per device for each ref)"
+                 : std::string()) + ".");
+  w_.line("// Returns 0, or 1 when a run-time check failed (described in *error).");
+  w_.open("inline int " + k_.name + "(" + signature() + (signature().empty() ? "" : ", ") +
+          "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
+  w_.line(k_.name + "_launch L;");
+  w_.line("L.options = options;");
+  w_.open("for (int device = 0; device < " + std::to_string(k_.devices) + "; ++device) {");
+  std::string init;
+  for (auto [is_ref, i] : k_.params) {
+    std::string name = is_ref ? k_.refs[i].name : k_.scalars[i].name;
+    init += (init.empty() ? "" : ", ") + name + (is_ref && multi ? "[device]" : "");
+  }
+  w_.line("L.params.push_back(" + k_.name + "_params{" + init + "});");
+  if (options_.checks) {
+    for (const ir::Ref& r : k_.refs) {
+      if (!r.is_param) continue;
+      w_.line("L.shadows.emplace_back();");
+      w_.line("L.shadows.back().init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, " +
+              (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") + ");");
+    }
+  }
+  w_.close();
+  w_.line("const std::vector<int64_t> order = kdt_rt::program_order(" + std::to_string(programs) + ", options);");
+  w_.line("kdt_rt::RunError failure;");
+  w_.open("bool ok = L.scheduler.run([&](int device) {");
+  w_.open("for (int64_t flat : order) {");
+  w_.line(k_.name + "_program(L, device, L.state(device, flat));");
+  if (!multi) {
+    w_.line("// One device: nothing can reach a finished program's state.");
+    w_.line("L.states.erase(flat);");
+  }
+  w_.close();
+  w_.close("}, failure);");
+  if (options_.checks && multi) {
+    w_.open("if (ok) {");
+    w_.open("try {");
+    w_.line(k_.name + "_launch_end_checks(L);");
+    w_.reopen("} catch (const kdt_rt::RunFailure& f) {");
+    w_.line("failure = f.error;");
+    w_.line("ok = false;");
+    w_.close();
+    w_.close();
+  }
+  w_.open("if (!ok) {");
+  w_.line("if (error) *error = failure;");
+  w_.line("return 1;");
+  w_.close();
+  w_.line("return 0;");
+  w_.close();
+  w_.line();
+}
+
+std::string CppKernelEmitter::dims_list(const Shape& shape) {
+  std::string out;
+  for (int64_t d : shape) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  return out;
+}
+
+// ----- shadows for the race and uninitialized-read checks ------------------
+int CppKernelEmitter::ref_params() const {
+  int n = 0;
+  for (const ir::Ref& r : k_.refs) n += r.is_param;
+  return n;
+}
+
+// The shadow of a ref: parameters per device in the launch, scratch in
+// the program state.
+std::string CppKernelEmitter::shadow_of(int ref, const std::string& device, const std::string& state) const {
+  const ir::Ref& r = k_.refs[ref];
+  if (r.is_param) return "L.shadows[static_cast<size_t>(" + device + ") * " + std::to_string(ref_params()) + " + " +
+                         std::to_string(ref) + "]";
+  return state + "." + r.name + "_shadow_";
+}
+
+std::string CppKernelEmitter::box_of(const ir::View& v, const std::vector<std::string>& starts) const {
+  std::string b = "kdt_rt::Box{" + std::to_string(v.dims.size()) + ", {";
+  for (size_t d = 0; d < v.dims.size(); ++d) b += (d ? ", " : "") + starts[d];
+  b += "}, {";
+  for (size_t d = 0; d < v.dims.size(); ++d) b += (d ? ", " : "") + std::to_string(v.dims[d].dropped ? 1 : v.dims[d].size);
+  return b + "}}";
+}
+
+// A persistent location object (the shadow keeps pointers to it).
+std::string CppKernelEmitter::site(SourceRange r) {
+  std::string name = fresh("site");
+  w_.line("[[maybe_unused]] static const kdt_rt::SourceLoc " + name + " = " + loc(r) + ";");
+  return "&" + name;
+}
+
+}  // namespace kdt::cpp

@@ -1,0 +1,134 @@
+// One kernel's C++ (the interpretation path): the target the files of the
+// C++ back end share, a CLikeEmitter with the C++ hooks. Each kernel becomes
+//   - a struct of its parameters (one pointer per ref, scalars by value),
+//   - the body of one program (`<kernel>_program`), with tiles as fixed-size
+//     arrays and element-wise expressions fused into one tight loop,
+//   - one copy routine per DMA site (memcpy for contiguous runs),
+//   - a launcher that runs the grid (`<kernel>(...)`).
+// The files:
+//   emit_cpp.cpp      the entry point, dtype spellings and literals;
+//   cpp_kernel.cpp    the parameter, program-state and launch structs, the
+//                     program function, leak checks and the launcher;
+//   cpp_values.cpp    element loops, checked loads, reductions, dot, stores;
+//   cpp_dma.cpp       DMA copy routines, issue and retire, semaphores;
+//   cpp_harness.cpp   the --harness main().
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "c_like_emitter.h"
+#include "kdt/emit/emit_cpp.h"
+
+namespace kdt::cpp {
+
+using emit::LoopCtx;
+using ir::Expr;
+using ir::ExprKind;
+
+extern const emit::TargetSpelling kCppSpelling;
+// A constant as a C++ expression of its dtype (exact bits for floats).
+std::string const_literal(const Expr& e);
+
+class CppKernelEmitter : public emit::CLikeEmitter {
+ public:
+  CppKernelEmitter(const ir::Kernel& k, const SourceManager& sources, const CppEmitOptions& options, emit::CodeWriter& w)
+      : CLikeEmitter(k, w, kCppSpelling), sources_(sources), options_(options) {}
+
+  void emit_all();
+
+ private:
+  // ----- the kernel's structs, program and launcher (cpp_kernel.cpp) -----------------
+  // A KD source location as a kdt_rt::SourceLoc literal.
+  std::string loc(SourceRange r);
+  void emit_params_struct();
+  // The state of one launch: parameters per device and the program states
+  // of every (device, program), made when first touched (a remote DMA or
+  // signal may reach a program before it runs) and kept for the launch.
+  void emit_launch_struct();
+  // Pointer expression of a ref: in the program `p.`/`s.`; in a DMA copy
+  // routine `sp.`/`ss.` (source side) or `dp.`/`ds.` (destination side).
+  std::string ref_base(int ref, const std::string& side = "") const;
+  void emit_program();
+  // Every DMA retired and every semaphore back at 0, in state `s`.
+  // `when_text` names the moment inside the messages' string literals.
+  void emit_leak_checks(const std::string& when_text);
+  // With devices(N), a remote DMA or signal may reach a program after it
+  // ended: what is left in any program's semaphores when the launch ends
+  // is a leak too (the receiver never waited).
+  void emit_launch_end_checks();
+  // With devices(N), N > 1, every ref parameter is an array of N pointers
+  // (one per device); scalars are the same on every device.
+  std::string signature();
+  void emit_launcher();
+  static std::string dims_list(const Shape& shape);
+
+  // ----- shadows for the race and uninitialized-read checks ------------------
+  int ref_params() const;
+  // The shadow of a ref: parameters per device in the launch, scratch in
+  // the program state.
+  std::string shadow_of(int ref, const std::string& device = "device", const std::string& state = "s") const;
+  std::string box_of(const ir::View& v, const std::vector<std::string>& starts) const;
+  // A persistent location object (the shadow keeps pointers to it).
+  std::string site(SourceRange r);
+
+  // ----- DMAs and semaphores (cpp_dma.cpp) ----------------------------------------------
+  void emit_dma_sites();
+  // Moves the data of a started DMA (at its start or at the wait that retires it).
+  void emit_run_dma();
+  // Offset of a view element inside its ref. `idx` names the view-space
+  // index of every non-dropped dimension; captured starts come from
+  // `starts[...]` in order.
+  std::string view_offset(const ir::View& v, const std::vector<std::string>& idx, int& capture);
+  std::string sem_ref(const ir::SemRef& r, const std::string& state = "s");
+  void dma_issue(const ir::Stmt& s) override;
+  void dma_retire(const ir::Stmt& s) override;
+  void sem_signal(const ir::Stmt& s) override;
+  void sem_wait(const ir::Stmt& s) override;
+
+  // ----- statements and values (cpp_values.cpp) ----------------------------------------------
+  void let(const ir::Stmt& s) override;
+  void store_view(const ir::Stmt& s) override;
+  void assert_stmt(const ir::Stmt& s) override;
+  void eval(const ir::Stmt& s) override;
+  void asm_stmt(const ir::Stmt& s) override;
+  void loop_variable(const std::string& v) override;
+  // Nested loops over `ctx.shape` with a running flat index.
+  void open_loop(const LoopCtx& ctx) override;
+  void close_loop(const LoopCtx& ctx) override;
+  void store_tile(const std::string& name, const Shape& shape, const Expr& value) override;
+  std::string declare_temp(const Expr& e, const std::string& name) override;
+  // Whether every leaf of an element-wise tree has `shape` or is a scalar,
+  // so that one flat index addresses all of them.
+  bool flat_friendly(const Expr& e, const Shape& shape);
+  std::string scalar_or_tile(const Expr& e);
+  std::string const_literal(const Expr& e) override { return cpp::const_literal(e); }
+  std::string leaf(const Expr& e, const LoopCtx& ctx) override;
+  // Dynamic starts of a load are evaluated (and checked) once, before the loop.
+  void prepare_load(const Expr& e) override;
+  void prepare_sem_read(const Expr& e) override;
+  std::string load(const Expr& e, const LoopCtx& ctx) override;
+  // Checked against the ref unless the access is masked: masked-off
+  // elements may lie outside the ref, so masked accesses check element by
+  // element instead.
+  std::string checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) override;
+  std::string divisor(const Expr& e, const std::string& b) override;
+  std::string compare(DType t, const std::string& a, const std::string& op, const std::string& b) override;
+  void reduce(const Expr& e, const std::string& name) override;
+  void dot(const Expr& e, const std::string& name) override;
+  void transpose(const Expr& e, const std::string& name) override;
+  std::string reshape(const Expr& e, const std::string& name) override;
+  void tile_slice(const Expr& e, const std::string& name) override;
+  std::string in_bounds(const ir::View& v, const std::vector<std::string>& coords);
+  // `+=` and friends read what they write.
+  static std::string access_kind(const ir::Stmt& s);
+  // `r[v] = r[v] * 2` reads each element just before writing it: no copy needed.
+  bool same_elements(const Expr& e, const ir::View& v);
+
+  const SourceManager& sources_;
+  const CppEmitOptions& options_;
+  std::map<const Expr*, std::string> masked_sites_;
+};
+
+}  // namespace kdt::cpp

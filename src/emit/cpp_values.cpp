@@ -1,0 +1,422 @@
+// The C++ target's statements and values: serial element loops (one flat
+// loop where every operand allows it), checked loads and stores,
+// reductions and `dot` as plain loops, inline PTX through its fallback.
+#include "cpp_kernel_emitter.h"
+#include "lazy_operands.h"
+
+namespace kdt::cpp {
+
+using emit::count_of;
+using emit::index_of;
+using emit::strides_of;
+
+void CppKernelEmitter::let(const ir::Stmt& s) {
+  const ir::Local& l = k_.locals[s.local];
+  if (l.type.shape.empty()) {
+    std::string v = scalar(*s.value);
+    w_.line(std::string("[[maybe_unused]] ") + (l.mutable_ ? "" : "const ") + ctype(l.type.dtype) + " " + l.name + " = " + v + ";");
+  } else {
+    w_.line("alignas(64) " + ctype(l.type.dtype) + " " + l.name + "[" + std::to_string(count_of(l.type.shape)) + "];");
+    store_tile(l.name, l.type.shape, *s.value);
+  }
+}
+
+void CppKernelEmitter::loop_variable(const std::string& v) {
+  w_.line("[[maybe_unused]] const int32_t " + v + " = static_cast<int32_t>(" + v + "_it);");
+}
+
+void CppKernelEmitter::assert_stmt(const ir::Stmt& s) {
+  std::string cond = scalar(*s.value);
+  std::string message = s.message.empty() ? "assertion failed" : "assertion failed: " + s.message;
+  w_.line("if (!(" + cond + ")) kdt_rt::fail(\"assert-failed\", " + loc(s.range) + ", \"" +
+          emit::CodeWriter::escape(message) + "\");");
+}
+
+void CppKernelEmitter::eval(const ir::Stmt& s) {
+  std::string v = scalar_or_tile(*s.value);
+  w_.line("(void)" + v + ";");
+}
+
+std::string CppKernelEmitter::declare_temp(const Expr& e, const std::string& name) {
+  std::string T = ctype(e.type.dtype);
+  if (e.type.shape.empty()) w_.line(T + " " + name + "{};");
+  else w_.line("alignas(64) " + T + " " + name + "[" + std::to_string(count_of(e.type.shape)) + "];");
+  return name;
+}
+
+std::string CppKernelEmitter::leaf(const Expr& e, const LoopCtx& ctx) {
+  switch (e.kind) {
+    case ExprKind::ScalarParam: return "p." + k_.scalars[e.index].name;
+    case ExprKind::ProgramId: return "static_cast<int32_t>(s.program[" + std::to_string(e.index) + "])";
+    case ExprKind::DeviceId: return "static_cast<int32_t>(device)";
+    // The counter is 64-bit; sem_read is an i32 (spec section 7).
+    case ExprKind::SemRead: return "static_cast<int32_t>(" + sem_ref(*e.sem) + ".value)";
+    case ExprKind::PtxOp: {
+      std::string call = "kdt_rt::ptx::" + e.name + "(";
+      for (size_t i = 0; i < e.operands.size(); ++i) call += (i ? ", " : "") + elem(*e.operands[i], ctx);
+      return call + ")";
+    }
+    default: return "int32_t(1)";  // NumPrograms, NumDevices: lowering folds them to constants
+  }
+}
+
+void CppKernelEmitter::prepare_sem_read(const Expr& e) {
+  for (const ir::ExprPtr& o : e.operands) prepare(*o);
+}
+
+std::string CppKernelEmitter::checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) {
+  if (!options_.checks || masked) return value;
+  const ir::ViewDim& dim = v.dims[d];
+  return "kdt_rt::checked_index(" + value + ", " + std::to_string(dim.size) + ", " + std::to_string(k_.refs[v.ref].shape[d]) +
+         ", " + loc(dim.start->range) + ", \"index\")";
+}
+
+std::string CppKernelEmitter::divisor(const Expr& e, const std::string& b) {
+  if (!options_.checks) return b;
+  return "kdt_rt::checked_divisor<" + ctype(e.operands[0]->type.dtype) + ">(" + b + ", " + loc(e.range) + ")";
+}
+
+std::string CppKernelEmitter::compare(DType t, const std::string& a, const std::string& op, const std::string& b) {
+  if (t == DType::F16 || t == DType::BF16) return "(kdt_rt::cmp_value(" + a + ") " + op + " kdt_rt::cmp_value(" + b + "))";
+  return "(" + a + " " + op + " " + b + ")";
+}
+
+std::string CppKernelEmitter::load(const Expr& e, const LoopCtx& ctx) {
+  std::string T = ctype(e.type.dtype);
+  const std::vector<std::string>& starts = view_starts_.at(&e);
+  std::vector<std::string> coords;
+  std::string offset = view_elem_offset(*e.view, starts, ctx, &coords);
+  std::string access = ref_base(e.view->ref) + "[" + offset + "]";
+  if (!e.mask) return access;
+  std::string other = e.other ? elem(*e.other, ctx) : T + "{}";
+  std::string mask = elem(*e.mask, ctx);
+  if (!options_.checks) return "(" + mask + " ? " + access + " : " + other + ")";
+  // Masked-on elements must lie inside the ref.
+  std::string inside = in_bounds(*e.view, coords);
+  std::string shadow_check = "kdt_rt::check_element(" + shadow_of(e.view->ref) + ", static_cast<size_t>(" + offset +
+                             "), kdt_rt::Access::Read, s.clock, " + masked_sites_.at(&e) + "), ";
+  return "(" + mask + " ? ((" + inside + ") ? (" + shadow_check + access + ") : (kdt_rt::fail(\"out-of-bounds\", " +
+         loc(e.range) + ", \"a masked-on element lies outside the ref\"), " + access + ")) : " + other + ")";
+}
+
+// Nested loops over `ctx.shape` with a running flat index.
+void CppKernelEmitter::open_loop(const LoopCtx& ctx) {
+  if (ctx.shape.empty()) {
+    w_.open("{");
+    return;
+  }
+  w_.open("{");
+  w_.line("int64_t " + ctx.flat + " = 0;");
+  w_.line("(void)" + ctx.flat + ";");
+  for (size_t d = 0; d < ctx.shape.size(); ++d) {
+    w_.open("for (int64_t " + ctx.index[d] + " = 0; " + ctx.index[d] + " < " + std::to_string(ctx.shape[d]) + "; ++" +
+            ctx.index[d] + ") {");
+  }
+}
+
+void CppKernelEmitter::close_loop(const LoopCtx& ctx) {
+  if (ctx.shape.empty()) {
+    w_.close();
+    return;
+  }
+  w_.line("++" + ctx.flat + ";");
+  for (size_t d = 0; d < ctx.shape.size(); ++d) w_.close();
+  w_.close();
+}
+
+// Writes tile `value` into the array `name` of `shape`.
+void CppKernelEmitter::store_tile(const std::string& name, const Shape& shape, const Expr& value) {
+  prepare(value);
+  LoopCtx ctx = new_ctx(shape);
+  // Same-shape element-wise trees index with one flat counter: the
+  // tightest loop, which the compiler vectorises.
+  if (flat_friendly(value, shape)) {
+    std::string i = ctx.flat;
+    w_.open("for (int64_t " + i + " = 0; " + i + " < " + std::to_string(count_of(shape)) + "; ++" + i + ") {");
+    LoopCtx flat = ctx;
+    flat.index.clear();
+    w_.line(name + "[" + i + "] = " + elem(value, flat) + ";");
+    w_.close();
+    return;
+  }
+  open_loop(ctx);
+  w_.line(name + "[" + ctx.flat + "] = " + elem(value, ctx) + ";");
+  close_loop(ctx);
+}
+
+// Whether every leaf of an element-wise tree has `shape` or is a scalar,
+// so that one flat index addresses all of them.
+bool CppKernelEmitter::flat_friendly(const Expr& e, const Shape& shape) {
+  if (e.type.shape.empty()) return true;
+  if (e.type.shape != shape) return false;
+  switch (e.kind) {
+    case ExprKind::Load: return !e.mask && e.view->is_whole(k_.refs[e.view->ref]);
+    case ExprKind::Iota: return false;
+    case ExprKind::Local:
+    case ExprKind::Fill: return true;
+    case ExprKind::Unary:
+    case ExprKind::Binary:
+    case ExprKind::Where:
+    case ExprKind::Cast:
+    case ExprKind::Math:
+    case ExprKind::Broadcast:
+    case ExprKind::PtxOp:
+      for (const ir::ExprPtr& o : e.operands) {
+        if (!flat_friendly(*o, shape)) return false;
+      }
+      return true;
+    default: return materialized_.count(&e) > 0;
+  }
+}
+
+std::string CppKernelEmitter::scalar_or_tile(const Expr& e) {
+  if (e.type.shape.empty()) return scalar(e);
+  return materialize(e);
+}
+
+// Dynamic starts of a load are evaluated (and checked) once, before the loop.
+void CppKernelEmitter::prepare_load(const Expr& e) {
+  std::vector<std::string> starts = view_starts(*e.view, e.mask != nullptr);
+  view_starts_[&e] = starts;
+  if (options_.checks) {
+    if (!e.mask) {
+      w_.line("kdt_rt::check_access(" + shadow_of(e.view->ref) + ", " + box_of(*e.view, starts) + ", kdt_rt::Access::Read, s.clock, " +
+              site(e.range) + ");");
+    } else {
+      masked_sites_[&e] = site(e.range);
+    }
+  }
+}
+
+std::string CppKernelEmitter::in_bounds(const ir::View& v, const std::vector<std::string>& coords) {
+  const Shape& rs = k_.refs[v.ref].shape;
+  std::string out;
+  for (size_t d = 0; d < rs.size(); ++d) {
+    // A static range inside the ref needs no test; a masked view's static
+    // slice may reach past it (the checker allows that).
+    const ir::ViewDim& dim = v.dims[d];
+    if (!dim.start && dim.static_start >= 0 && dim.static_start + dim.size <= rs[d]) continue;
+    std::string c = "(" + coords[d] + ")";
+    out += (out.empty() ? "" : " && ") + c + " >= 0 && " + c + " < " + std::to_string(rs[d]);
+  }
+  return out.empty() ? "true" : out;
+}
+
+// ----- stores into views ---------------------------------------------------------------
+// `+=` and friends read what they write.
+std::string CppKernelEmitter::access_kind(const ir::Stmt& s) {
+  return s.store_op == ir::StoreOp::Assign ? "kdt_rt::Access::Write" : "kdt_rt::Access::Update";
+}
+
+void CppKernelEmitter::store_view(const ir::Stmt& s) {
+  const ir::View& v = *s.view;
+  Shape vshape = v.shape();
+  // Evaluate the value first (it may read the destination).
+  prepare(*s.value);
+  if (s.mask) prepare(*s.mask);
+  std::vector<std::string> starts = view_starts(v, s.mask != nullptr);
+  std::string mask_site;
+  if (options_.checks) {
+    if (!s.mask) {
+      w_.line("kdt_rt::check_access(" + shadow_of(v.ref) + ", " + box_of(v, starts) + ", " + access_kind(s) + ", s.clock, " +
+              site(s.range) + ");");
+    } else {
+      mask_site = site(s.range);
+    }
+  }
+  // A value that reads the destination must be computed in full before
+  // any element is written.
+  std::string value_array;
+  if (!vshape.empty() && reads_ref(*s.value, v.ref) && !same_elements(*s.value, v)) {
+    value_array = materialize_array(*s.value);
+  }
+  LoopCtx ctx = new_ctx(vshape);
+  bool flat = !s.mask && value_array.empty() && v.is_whole(k_.refs[v.ref]) && flat_friendly(*s.value, vshape);
+  if (flat) {
+    // The whole ref, element-wise: one flat, vectorisable loop.
+    ctx.index.clear();
+    w_.open("for (int64_t " + ctx.flat + " = 0; " + ctx.flat + " < " + std::to_string(count_of(vshape)) + "; ++" +
+            ctx.flat + ") {");
+  } else {
+    open_loop(ctx);
+  }
+  std::vector<std::string> coords;
+  std::string offset = view_elem_offset(v, starts, ctx, &coords);
+  if (ctx.index.empty() && !vshape.empty()) offset = ctx.flat;
+  std::string target = ref_base(v.ref) + "[" + offset + "]";
+  std::string value = value_array.empty() ? elem(*s.value, ctx) : index_of(value_array, vshape, ctx);
+  static const char* const ops[] = {"", "kdt_rt::op_add", "kdt_rt::op_sub", "kdt_rt::op_mul"};
+  if (s.store_op != ir::StoreOp::Assign) value = std::string(ops[static_cast<int>(s.store_op)]) + "(" + target + ", " + value + ")";
+  if (s.mask) {
+    w_.open("if (" + elem(*s.mask, ctx) + ") {");
+    if (options_.checks) {
+      w_.line("if (!(" + in_bounds(v, coords) + ")) kdt_rt::fail(\"out-of-bounds\", " + loc(s.range) +
+              ", \"a masked-on element lies outside the ref\");");
+    }
+    if (options_.checks) {
+      w_.line("kdt_rt::check_element(" + shadow_of(v.ref) + ", static_cast<size_t>(" + offset + "), " + access_kind(s) +
+              ", s.clock, " + mask_site + ");");
+    }
+    w_.line(target + " = " + value + ";");
+    w_.close();
+  } else {
+    w_.line(target + " = " + value + ";");
+  }
+  if (flat) w_.close();
+  else close_loop(ctx);
+}
+
+// `r[v] = r[v] * 2` reads each element just before writing it: no copy needed.
+bool CppKernelEmitter::same_elements(const Expr& e, const ir::View& v) {
+  if (e.kind == ExprKind::Load) return e.view->ref != v.ref || same_view(*e.view, v);
+  if (e.kind == ExprKind::Reduce || e.kind == ExprKind::Dot || e.kind == ExprKind::Transpose ||
+      e.kind == ExprKind::Reshape || e.kind == ExprKind::TileSlice) {
+    return materialized_.count(&e) > 0;
+  }
+  for (const ir::ExprPtr& o : e.operands) {
+    if (!same_elements(*o, v)) return false;
+  }
+  return true;
+}
+
+// ----- asm blocks (through their fallback) ---------------------------------------
+void CppKernelEmitter::asm_stmt(const ir::Stmt& s) {
+  const ir::AsmBlock& a = k_.asms[s.asm_id];
+  int64_t n = count_of(a.shape);
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    std::string name = "asm" + std::to_string(s.asm_id) + "_" + a.output_names[i];
+    outs.push_back(name);
+    if (a.shape.empty()) w_.line(ctype(a.outputs[i].second) + " " + name + "{};");
+    else w_.line("alignas(64) " + ctype(a.outputs[i].second) + " " + name + "[" + std::to_string(n) + "];");
+  }
+  asm_outputs_[s.asm_id] = outs;
+  if (!a.fallback) return;
+  LoopCtx ctx = new_ctx(a.shape);
+  std::vector<std::string> ins;
+  for (const ir::ExprPtr& v : a.input_values) {
+    prepare(*v);
+  }
+  open_loop(ctx);
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    w_.line("const " + ctype(a.inputs[i].second) + " " + local_name(a.inputs[i].first) + " = " +
+            elem(*a.input_values[i], ctx) + ";");
+  }
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    w_.line(ctype(a.outputs[i].second) + " " + local_name(a.outputs[i].first) + "{};");
+  }
+  block(*a.fallback);
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    w_.line(outs[i] + (a.shape.empty() ? "" : "[" + ctx.flat + "]") + " = " + local_name(a.outputs[i].first) + ";");
+  }
+  close_loop(ctx);
+}
+
+void CppKernelEmitter::reduce(const Expr& e, const std::string& name) {
+  std::string T = ctype(e.type.dtype);
+  const Shape& shape = e.type.shape;
+  int64_t n = count_of(shape);
+  const Expr& x = *e.operands[0];
+  std::string src = materialize_array(x);
+  const Shape& xs = x.type.shape;
+  declare_temp(e, name);
+  bool sum = e.name == "sum";
+  // f16/bf16 reductions accumulate in f32 (spec section 1).
+  bool narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
+  std::string acc_t = narrow ? "float" : T;
+  auto value = [&](const std::string& v) { return narrow ? "kdt_rt::to_f32(" + v + ")" : v; };
+  auto combine = [&](const std::string& acc, const std::string& v) {
+    if (sum) return narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
+    return std::string(e.name == "max" ? "kdt_rt::maximum(" : "kdt_rt::minimum(") + acc + ", " + v + ")";
+  };
+  auto finish = [&](const std::string& acc) {
+    return narrow ? "kdt_rt::convert<" + T + ">(" + acc + ")" : acc;
+  };
+  if (e.index < 0) {
+    std::string xs0 = xs.empty() ? src : src + "[0]";
+    w_.open("{");
+    // A sum starts from 0 and adds every element; max/min (and any
+    // reduction of a rank-0 value) start from the first element.
+    bool from_zero = sum && !xs.empty();
+    w_.line(acc_t + " acc_ = " + (from_zero ? acc_t + "{}" : value(xs0)) + ";");
+    if (!xs.empty()) {
+      w_.line("for (int64_t j_ = " + std::string(sum ? "0" : "1") + "; j_ < " + std::to_string(count_of(xs)) +
+              "; ++j_) acc_ = " + combine("acc_", value(src + "[j_]")) + ";");
+    }
+    if (shape.empty()) w_.line(name + " = " + finish("acc_") + ";");
+    else w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(n) + "; ++j_) " + name + "[j_] = " + finish("acc_") + ";");
+    w_.close();
+  } else {
+    size_t axis = static_cast<size_t>(e.index);
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= xs[d];
+    for (size_t d = axis + 1; d < xs.size(); ++d) inner *= xs[d];
+    int64_t len = xs[axis];
+    std::string dst = shape.empty() ? name : name + "[o_ * " + std::to_string(inner) + " + in_]";
+    w_.open("for (int64_t o_ = 0; o_ < " + std::to_string(outer) + "; ++o_) {");
+    w_.open("for (int64_t in_ = 0; in_ < " + std::to_string(inner) + "; ++in_) {");
+    std::string first = src + "[o_ * " + std::to_string(len * inner) + " + in_]";
+    w_.line(acc_t + " acc_ = " + (sum ? acc_t + "{}" : value(first)) + ";");
+    w_.line("for (int64_t r_ = " + std::string(sum ? "0" : "1") + "; r_ < " + std::to_string(len) + "; ++r_) acc_ = " +
+            combine("acc_", value(src + "[o_ * " + std::to_string(len * inner) + " + r_ * " + std::to_string(inner) + " + in_]")) + ";");
+    w_.line(dst + " = " + finish("acc_") + ";");
+    w_.close();
+    w_.close();
+  }
+}
+
+void CppKernelEmitter::dot(const Expr& e, const std::string& name) {
+  const Shape& shape = e.type.shape;
+  const Expr& a = *e.operands[0];
+  const Expr& b = *e.operands[1];
+  std::string ap = materialize_array(a), bp = materialize_array(b);
+  int64_t M = a.type.shape[0], K = a.type.shape[1], N = b.type.shape[1];
+  DType in = a.type.dtype;
+  // The node's dtype is the accumulator: f32, f64, i32 or i64 (ir/lower.cpp).
+  std::string acc_t = ctype(e.type.dtype);
+  auto widen = [&](const std::string& v) {
+    if (is_float(in) && in == e.type.dtype) return v;
+    return "kdt_rt::convert<" + acc_t + ">(" + v + ")";
+  };
+  declare_temp(e, name);
+  // i-k-j order: the inner loop runs along rows of B and C, contiguous
+  // and vectorisable; products and sums stay separate operations.
+  w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(M * N) + "; ++j_) " + name + "[j_] = " + acc_t + "{};");
+  w_.open("for (int64_t i_ = 0; i_ < " + std::to_string(M) + "; ++i_) {");
+  w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(K) + "; ++k_) {");
+  w_.line("const " + acc_t + " a_ = " + widen(ap + "[i_ * " + std::to_string(K) + " + k_]") + ";");
+  w_.line(acc_t + "* c_ = " + name + " + i_ * " + std::to_string(N) + ";");
+  w_.line("const auto* b_ = " + bp + " + k_ * " + std::to_string(N) + ";");
+  w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(N) + "; ++j_) c_[j_] = kdt_rt::op_add(c_[j_], kdt_rt::op_mul(a_, " +
+          widen("b_[j_]") + "));");
+  w_.close();
+  w_.close();
+}
+
+void CppKernelEmitter::transpose(const Expr& e, const std::string& name) {
+  std::string src = materialize_array(*e.operands[0]);
+  int64_t R = e.operands[0]->type.shape[0], C = e.operands[0]->type.shape[1];
+  declare_temp(e, name);
+  w_.line("for (int64_t r_ = 0; r_ < " + std::to_string(R) + "; ++r_) for (int64_t c_ = 0; c_ < " + std::to_string(C) +
+          "; ++c_) " + name + "[c_ * " + std::to_string(R) + " + r_] = " + src + "[r_ * " + std::to_string(C) + " + c_];");
+}
+
+// Same elements in the same row-major order: the operand itself.
+std::string CppKernelEmitter::reshape(const Expr& e, const std::string&) {
+  // Same elements in the same row-major order.
+  std::string src = materialize_array(*e.operands[0]);
+  return src;
+}
+
+void CppKernelEmitter::tile_slice(const Expr& e, const std::string& name) {
+  const Shape& shape = e.type.shape;
+  const Expr& x = *e.operands[0];
+  std::string src = materialize_array(x);
+  LoopCtx ctx = new_ctx(shape);
+  declare_temp(e, name);
+  open_loop(ctx);
+  w_.line((shape.empty() ? name : name + "[" + ctx.flat + "]") + " = " + src + "[" + tile_slice_offset(e, ctx) + "];");
+  close_loop(ctx);
+}
+
+}  // namespace kdt::cpp
