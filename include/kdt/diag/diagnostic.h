@@ -2,6 +2,7 @@
 // Rendering (text, JSON, SARIF, LSP) is done by separate consumers.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,16 +14,28 @@ namespace kdt {
 
 enum class Severity { Note, Warning, Error };
 
+// When a code is reported (the Phase column of diagnostics.def): Compile and
+// Run codes have a location in the KD source, Tool codes none.
+enum class DiagPhase { Compile, Run, Tool };
+
 enum class DiagCode {
-#define KDT_DIAG(id, name, severity, summary) id,
+#define KDT_DIAG(id, name, severity, phase, summary) id,
 #include "kdt/diag/diagnostics.def"
 #undef KDT_DIAG
 };
 
+constexpr size_t kDiagCodeCount = 0
+#define KDT_DIAG(id, name, severity, phase, summary) +1
+#include "kdt/diag/diagnostics.def"
+#undef KDT_DIAG
+    ;
+
 struct DiagInfo {
   DiagCode code;
-  const char* name;
+  const char* name;        // the stable kebab-case code
+  const char* enumerator;  // the DiagCode's name, which the runtime prelude shares (kdt_rt::Code::...)
   Severity severity;
+  DiagPhase phase;
   const char* summary;
 };
 
@@ -31,13 +44,18 @@ const DiagInfo& diag_info(DiagCode code);
 std::optional<DiagCode> diag_code_from_name(std::string_view name);
 const char* severity_name(Severity severity);
 
-// An explanation for `--explain`; nullptr where the code is unknown.
+// An explanation for `--explain` (src/diag/explanations.def, one per code,
+// joined to its code by the enumerator; the build fails when one is missing).
 struct Explanation {
-  const char* code;
+  const char* code;  // the kebab-case name, diag_info(id).name
   const char* text;
   const char* example;
+  DiagCode id;
 };
+const Explanation& explanation(DiagCode code);
+// The explanation of a code given by name; nullptr where the name is not a code.
 const Explanation* find_explanation(std::string_view code);
+// In registry order.
 const std::vector<Explanation>& all_explanations();
 
 struct Label {
