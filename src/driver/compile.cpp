@@ -9,6 +9,7 @@
 
 #include "kdt/discharge/discharge.h"
 #include "kdt/driver/output.h"
+#include "kdt/driver/ptx_compile.h"
 #include "kdt/emit/emit_cpp.h"
 #include "kdt/emit/emit_cuda.h"
 #include "kdt/ir/lower.h"

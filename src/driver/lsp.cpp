@@ -1,20 +1,19 @@
 // `kdt lsp`: the Language Server Protocol over stdio. One thread reads
 // framed JSON-RPC messages, keeps the open documents in memory, runs the
-// front end on each change and publishes its diagnostics; hover and
-// definition read the checked AST of the last run.
+// front end on each change and publishes its diagnostics (rendered by
+// diag/render_lsp); hover and definition read the checked AST of the last
+// run (looked up by syntax/ast_walk). The command line is options.cpp's.
 #include "kdt/driver/lsp.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -25,52 +24,16 @@
 #include <nlohmann/json.hpp>
 
 #include "kdt/check/check.h"
+#include "kdt/diag/render_lsp.h"
 #include "kdt/driver/compile.h"
 #include "kdt/driver/options.h"
+#include "kdt/syntax/ast_walk.h"
 #include "kdt/type.h"
 #include "kdt/version.h"
 
 namespace kdt {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
-
-// ---------------------------------------------------------------------------
-// URIs
-
-std::string path_from_uri(const std::string& uri) {
-  const std::string scheme = "file://";
-  if (uri.compare(0, scheme.size(), scheme) != 0) return uri;
-  std::string rest = uri.substr(scheme.size());
-  size_t slash = rest.find('/');
-  rest = slash == std::string::npos ? std::string() : rest.substr(slash);  // drop the authority
-  std::string path;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
-      path += static_cast<char>(std::stoi(rest.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      path += rest[i];
-    }
-  }
-  return path;
-}
-
-std::string uri_from_path(const std::string& path) {
-  std::string uri = "file://";
-  static const char* hex = "0123456789ABCDEF";
-  for (unsigned char ch : path) {
-    if (std::isalnum(ch) || ch == '/' || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
-      uri += static_cast<char>(ch);
-    } else {
-      uri += '%';
-      uri += hex[ch >> 4];
-      uri += hex[ch & 15];
-    }
-  }
-  return uri;
-}
 
 namespace {
 
@@ -319,82 +282,7 @@ class FrameReader {
 };
 
 // ---------------------------------------------------------------------------
-// Walking the checked AST
-
-template <typename F>
-void walk_expr(const ast::Expr* e, F& f);
-
-template <typename F>
-void walk_tile_type(const ast::TileTypeExpr* t, F& f) {
-  if (!t) return;
-  for (const auto& d : t->dims) walk_expr(d.get(), f);
-}
-
-template <typename F>
-void walk_block(const ast::Block& b, F& f);
-
-template <typename F>
-void walk_expr(const ast::Expr* e, F& f) {
-  if (!e) return;
-  f(*e);
-  for (const auto& op : e->operands) walk_expr(op.get(), f);
-  for (const auto& a : e->args) {
-    walk_expr(a.value.get(), f);
-    walk_tile_type(a.type.get(), f);
-    for (const auto& s : a.shape) walk_expr(s.get(), f);
-  }
-  for (const auto& ix : e->indices) {
-    walk_expr(ix.first.get(), f);
-    walk_expr(ix.second.get(), f);
-  }
-  if (e->asm_block) {
-    for (const auto& in : e->asm_block->inputs) walk_expr(in.value.get(), f);
-    if (e->asm_block->fallback) walk_block(*e->asm_block->fallback, f);
-  }
-}
-
-template <typename F>
-void walk_stmt(const ast::Stmt& s, F& f) {
-  walk_tile_type(s.tile_type.get(), f);
-  walk_expr(s.sem_count.get(), f);
-  walk_expr(s.value.get(), f);
-  walk_expr(s.target.get(), f);
-  walk_expr(s.lo.get(), f);
-  walk_expr(s.hi.get(), f);
-  walk_expr(s.step.get(), f);
-  walk_block(s.body, f);
-  for (const auto& c : s.clauses) {
-    walk_expr(c.cond.get(), f);
-    walk_block(c.body, f);
-  }
-}
-
-template <typename F>
-void walk_block(const ast::Block& b, F& f) {
-  for (const auto& s : b.stmts)
-    if (s) walk_stmt(*s, f);
-}
-
-template <typename F>
-void walk_file(const ast::File& file, F& f) {
-  for (const auto& c : file.consts) walk_expr(c.value.get(), f);
-  for (const auto& k : file.kernels) {
-    for (const auto& p : k.params) walk_tile_type(p.tile_type.get(), f);
-    for (const auto& a : k.attrs)
-      for (const auto& arg : a.args) walk_expr(arg.get(), f);
-    walk_block(k.body, f);
-  }
-}
-
-bool contains(const SourceRange& r, FileId file, uint32_t offset) {
-  return r.file == file && r.begin <= offset && offset < r.end;
-}
-
-bool touches(const SourceRange& r, FileId file, uint32_t offset) {
-  return r.file == file && r.begin <= offset && offset <= r.end;
-}
-
-uint32_t length(const SourceRange& r) { return r.end - r.begin; }
+// Hover text
 
 const char* symbol_kind_word(Symbol::Kind kind) {
   switch (kind) {
@@ -741,89 +629,17 @@ class Server {
     try {
       doc.compilation = compile_front_end(doc.path, base_, doc.text);
       const Compilation& c = *doc.compilation;
-      for (const Diagnostic& d : c.diags.sorted()) diagnostics.push_back(to_lsp(doc, c, d));
+      diagnostics = render_lsp(c.diags.sorted(), c.sources, doc.uri);
     } catch (const std::exception& e) {
       doc.compilation.reset();
-      diagnostics.push_back({{"range", zero_range()},
+      diagnostics = json::array();
+      diagnostics.push_back({{"range", lsp_range(SourceManager(), SourceRange())},
                              {"severity", 1},
                              {"source", "kdt"},
                              {"code", "internal-error"},
                              {"message", std::string("kdt: internal error: ") + e.what()}});
     }
     publish(doc.uri, diagnostics, doc.version);
-  }
-
-  static json zero_range() {
-    json p = {{"line", 0}, {"character", 0}};
-    return {{"start", p}, {"end", p}};
-  }
-
-  static json position(const SourceManager& sm, FileId file, uint32_t offset) {
-    LineColumn lc = sm.position(file, offset);
-    return {{"line", lc.line - 1}, {"character", lc.utf16_column - 1}};
-  }
-
-  static json range(const SourceManager& sm, const SourceRange& r) {
-    if (!r.valid()) return zero_range();
-    return {{"start", position(sm, r.file, r.begin)}, {"end", position(sm, r.file, std::max(r.begin, r.end))}};
-  }
-
-  std::string uri_of(const Document& doc, const SourceManager& sm, FileId file) const {
-    if (file == 1) return doc.uri;
-    std::error_code ec;
-    fs::path p = fs::absolute(sm.file(file).path, ec);
-    return uri_from_path((ec ? fs::path(sm.file(file).path) : p.lexically_normal()).string());
-  }
-
-  json location(const Document& doc, const SourceManager& sm, const SourceRange& r) const {
-    return {{"uri", uri_of(doc, sm, r.file)}, {"range", range(sm, r)}};
-  }
-
-  // The `include "..."` directive of the main file through which a
-  // diagnostic in another file arrives: the one naming that file, else the first.
-  static SourceRange include_directive(const Document& doc, const SourceManager& sm, FileId file) {
-    static const std::regex include_re(R"re(include\s*"([^"\n]*)"\s*;?)re");
-    const std::string& text = doc.text;
-    std::string target = fs::path(sm.file(file).path).filename().string();
-    SourceRange first;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
-      SourceRange r{1, static_cast<uint32_t>(it->position(0)), static_cast<uint32_t>(it->position(0) + it->length(0))};
-      if (fs::path((*it)[1].str()).filename().string() == target) return r;
-      if (!first.valid()) first = r;
-    }
-    return first.valid() ? first : SourceRange{1, 0, 0};
-  }
-
-  json to_lsp(const Document& doc, const Compilation& c, const Diagnostic& d) const {
-    const SourceManager& sm = c.sources;
-    json out;
-    std::string message = d.message;
-    json related = json::array();
-    if (!d.range.valid() || d.range.file == 1) {
-      out["range"] = range(sm, d.range);
-    } else {
-      // Shown on the include directive; the real place is related information.
-      out["range"] = range(sm, include_directive(doc, sm, d.range.file));
-      message = "in included file '" + sm.file(d.range.file).path + "': " + message;
-      related.push_back({{"location", location(doc, sm, d.range)}, {"message", d.message}});
-    }
-    for (const Label& l : d.labels) {
-      if (!l.range.valid()) continue;
-      related.push_back({{"location", location(doc, sm, l.range)}, {"message", l.message.empty() ? "here" : l.message}});
-    }
-    for (const Note& n : d.notes) {
-      if (n.range.valid()) {
-        related.push_back({{"location", location(doc, sm, n.range)}, {"message", n.message}});
-      } else {
-        message += "\nnote: " + n.message;
-      }
-    }
-    out["severity"] = d.severity == Severity::Error ? 1 : d.severity == Severity::Warning ? 2 : 3;
-    out["code"] = diag_info(d.code).name;
-    out["source"] = "kdt";
-    out["message"] = message;
-    if (!related.empty()) out["relatedInformation"] = related;
-    return out;
   }
 
   void publish(const std::string& uri, const json& diagnostics, std::optional<int64_t> version) {
@@ -853,21 +669,12 @@ class Server {
 
   static Target find_target(const Compilation& c, uint32_t offset) {
     Target best;
-    const ast::Expr* innermost = nullptr;
-    auto consider = [&](const ast::Expr& e) {
-      if (e.kind == ast::Expr::Kind::Name && touches(e.range, 1, offset)) {
-        bool inside = contains(e.range, 1, offset);
-        bool best_inside = best.expr && contains(best.expr->range, 1, offset);
-        if (!best.expr || (inside && !best_inside) || (inside == best_inside && length(e.range) < length(best.expr->range))) {
-          best.expr = &e;
-        }
-      }
-      if (contains(e.range, 1, offset) && !e.type.is_error() && (!innermost || length(e.range) <= length(innermost->range))) {
-        innermost = &e;
-      }
-    };
-    for (const ast::File& file : c.program.module.files)
-      if (file.file == 1) walk_file(file, consider);
+    ast::ExprsAt at;
+    for (const ast::File& file : c.program.module.files) {
+      if (file.file == 1) at = ast::exprs_at(file, offset);
+    }
+    best.expr = at.name;
+    const ast::Expr* innermost = at.innermost;
     if (best.expr) {
       best.symbol = best.expr->symbol;
       if (!best.symbol) {
@@ -880,7 +687,8 @@ class Server {
     }
     // The declaring name itself.
     for (const Symbol& s : c.program.symbols) {
-      if (touches(s.range, 1, offset) && (!best.symbol || length(s.range) < length(best.symbol->range))) {
+      if (ast::touches(s.range, 1, offset) &&
+          (!best.symbol || s.range.end - s.range.begin < best.symbol->range.end - best.symbol->range.begin)) {
         best.symbol = &s;
         best.range = s.range;
       }
@@ -921,7 +729,7 @@ class Server {
     } else {
       return nullptr;
     }
-    return {{"contents", {{"kind", "markdown"}, {"value", text}}}, {"range", range(c.sources, t.range)}};
+    return {{"contents", {{"kind", "markdown"}, {"value", text}}}, {"range", lsp_range(c.sources, t.range)}};
   }
 
   json definition(const json& params) const {
@@ -929,7 +737,7 @@ class Server {
     if (!at) return nullptr;
     const Symbol* symbol = at->target.symbol;
     if (!symbol || !symbol->range.valid()) return nullptr;
-    return location(*at->doc, at->doc->compilation->sources, symbol->range);
+    return lsp_location(at->doc->compilation->sources, symbol->range, at->doc->uri);
   }
 
   // ---- output
@@ -953,77 +761,12 @@ class Server {
   std::map<std::string, Document> docs_;
 };
 
-std::string lsp_help_text() {
-  std::ostringstream s;
-  s << "Usage: kdt lsp [-I DIR] [-D NAME=VALUE] [--max-...=N] [--stdio]\n\n"
-       "A Language Server Protocol server on standard input and output: it publishes the\n"
-       "diagnostics of the open .kd files as they are edited, and answers hover (type and\n"
-       "shape) and go-to-definition. See docs/editors.md.\n\n"
-       "Options:\n"
-       "  -I DIR                    search DIR for included files (also initializationOptions.includeDirs)\n"
-       "  -D NAME=VALUE             set `const NAME` to the integer VALUE (also initializationOptions.defines)\n";
-  for (const LimitFlag& flag : limit_flags()) {
-    std::string name = std::string("--") + flag.name + "=N";
-    s << "  " << name << std::string(name.size() < 26 ? 26 - name.size() : 1, ' ') << flag.help << "\n";
-  }
-  s << "  --stdio                   accepted and ignored (the only transport)\n"
-       "  -h, --help                print this help and exit\n";
-  return s.str();
-}
-
-bool parse_lsp_args(const std::vector<std::string>& args, Options& options, std::string& error) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--stdio") continue;  // what most clients pass
-    if (a == "--help" || a == "-h") {
-      options.help = true;
-      continue;
-    }
-    // The limits, as for `kdt` and `kdt run`: --max-nesting=N, ...
-    const LimitFlag* limit = nullptr;
-    for (const LimitFlag& flag : limit_flags()) {
-      if (a.rfind(std::string("--") + flag.name + "=", 0) == 0) limit = &flag;
-    }
-    if (limit) {
-      if (!set_limit(*limit, a.substr(std::string(limit->name).size() + 3), options.limits, error)) return false;
-      continue;
-    }
-    if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) {
-      std::string value = a.size() > 2 ? a.substr(2) : (i + 1 < args.size() ? args[++i] : std::string());
-      if (value.empty()) {
-        error = a + " needs a value";
-        return false;
-      }
-      if (a[1] == 'I') {
-        options.include_dirs.push_back(value);
-        continue;
-      }
-      size_t eq = value.find('=');
-      try {
-        size_t used = 0;
-        std::string number = eq == std::string::npos ? "" : value.substr(eq + 1);
-        int64_t v = std::stoll(number, &used, 0);
-        if (eq == 0 || used != number.size()) throw std::invalid_argument("");
-        options.defines[value.substr(0, eq)] = v;
-      } catch (const std::exception&) {
-        error = "-D " + value + ": expected NAME=INTEGER";
-        return false;
-      }
-      continue;
-    }
-    error = "unknown argument '" + a +
-            "' for `kdt lsp` (it takes -I DIR, -D NAME=VALUE, the --max-*=N limits and --stdio; see kdt lsp --help)";
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int lsp_serve(std::istream& in, std::ostream& out, const std::vector<std::string>& args) {
   Options options;
   std::string error;
-  if (!parse_lsp_args(args, options, error)) return usage_error(options, error);
+  if (!parse_lsp_options(args, options, error)) return usage_error(options, error);
   if (options.help) {
     out << lsp_help_text();
     out.flush();

@@ -12,6 +12,7 @@ namespace po = boost::program_options;
 
 namespace {
 
+// `kdt`'s options, in the order --help lists them.
 po::options_description describe() {
   po::options_description d("Options");
   // clang-format off
@@ -20,44 +21,40 @@ po::options_description describe() {
     ("version", "print the version and exit")
     ("emit", po::value<std::string>()->value_name("KIND"),
      "what to produce: check (default), ast, ir, discharged-ir, cpp, cuda, ptx")
-    (",o", po::value<std::string>()->value_name("PATH"), "output file (default: standard output; - for it)")
-    ("kernel", po::value<std::string>()->value_name("NAME"), "only this kernel (default: all)")
-    (",D", po::value<std::vector<std::string>>()->value_name("NAME=VALUE")->composing(), "override a `const`")
-    (",I", po::value<std::vector<std::string>>()->value_name("DIR")->composing(), "add an include search directory")
+    (",o", po::value<std::string>()->value_name("PATH"), "output file (default: standard output; - for it)");
+  add_option_group(d, OptionGroup::Kernel);
+  add_option_group(d, OptionGroup::Source);
+  d.add_options()
     ("MD", po::bool_switch(), "write a Make-style depfile of every file read")
     ("MF", po::value<std::string>()->value_name("PATH"), "the depfile's path (with -MD)")
     ("MT", po::value<std::string>()->value_name("TARGET"), "the depfile's target (default: the output)")
     ("MP", po::bool_switch(), "add a phony target for every dependency")
     ("arch", po::value<std::string>()->value_name("SM"), "compiled-path target: sm_80, sm_90, ... (default sm_90)")
     ("threads", po::value<int>()->value_name("N"), "threads per block on the compiled path (default 128)")
-    ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files")
-    ("no-checks", po::bool_switch(), "with --emit=cpp: leave the run-time checks out")
-    ("dma-mode", po::value<std::string>()->value_name("MODE"), "when DMA data moves: eager or on_wait (default)")
-    ("program-order", po::value<std::string>()->value_name("ORDER"), "forward (default), reverse or shuffle")
-    ("explain", po::value<std::string>()->value_name("CODE"), "explain a diagnostic code, with an example")
-    ("diagnostics-format", po::value<std::string>()->value_name("FORMAT"), "text (default), json or sarif")
-    ("diagnostics-file", po::value<std::string>()->value_name("PATH"), "write diagnostics there instead of stderr")
-    ("color", po::value<std::string>()->value_name("WHEN"), "colour text diagnostics: auto (default), always, never")
-    ("Werror", po::bool_switch(), "treat warnings as errors")
-    (",w", po::bool_switch(), "silence warnings");
+    ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files");
+  add_option_group(d, OptionGroup::RunModel);
+  d.add_options()
+    ("explain", po::value<std::string>()->value_name("CODE"), "explain a diagnostic code, with an example");
   // clang-format on
-  for (const LimitFlag& flag : limit_flags()) {
-    d.add_options()(flag.name, po::value<std::string>()->value_name("N"), flag.help);
-  }
+  add_option_group(d, OptionGroup::Diagnostics);
+  add_option_group(d, OptionGroup::Limits);
   return d;
 }
 
 // GCC-style single-dash long options (-Werror, -MD, ...) are rewritten to
 // their double-dash spelling before Boost sees them.
-std::vector<std::string> normalise(const std::vector<std::string>& args) {
+std::vector<std::string> normalise(const std::vector<std::string>& args, const po::options_description& desc) {
   std::vector<std::string> out;
   for (const std::string& a : args) {
-    if (a == "-Werror" || a == "-MD" || a == "-MP" || a == "-MF" || a == "-MT") out.push_back("-" + a);
+    bool gcc_style = a == "-Werror" || a == "-MD" || a == "-MP" || a == "-MF" || a == "-MT";
+    if (gcc_style && desc.find_nothrow(a.substr(1), false)) out.push_back("-" + a);
     else out.push_back(a);
   }
   return out;
 }
 
+// -D's one rule, in every subcommand: an identifier, `=`, a 64-bit integer
+// (decimal, 0x hexadecimal or 0 octal).
 bool parse_define(const std::string& text, Options& out, std::string& error) {
   size_t eq = text.find('=');
   std::string name = text.substr(0, eq);
@@ -151,28 +148,96 @@ std::string help_text() {
   return s.str();
 }
 
-bool parse_command_line(const std::vector<std::string>& args, const po::options_description& desc,
-                        const po::positional_options_description& positional, po::variables_map& vm,
-                        std::string& error) {
-  try {
-    po::store(po::command_line_parser(normalise(args))
-                  .options(desc)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    error = e.what();
-    return false;
+void add_option_group(po::options_description& d, OptionGroup group) {
+  // clang-format off
+  switch (group) {
+    case OptionGroup::Kernel:
+      d.add_options()
+        ("kernel", po::value<std::string>()->value_name("NAME"), "only this kernel (default: all)");
+      break;
+    case OptionGroup::Source:
+      d.add_options()
+        (",D", po::value<std::vector<std::string>>()->value_name("NAME=VALUE")->composing(), "override a `const`")
+        (",I", po::value<std::vector<std::string>>()->value_name("DIR")->composing(), "add an include search directory");
+      break;
+    case OptionGroup::RunModel:
+      d.add_options()
+        ("no-checks", po::bool_switch(), "with --emit=cpp: leave the run-time checks out")
+        ("dma-mode", po::value<std::string>()->value_name("MODE"), "when DMA data moves: eager or on_wait (default)")
+        ("program-order", po::value<std::string>()->value_name("ORDER"), "forward (default), reverse or shuffle");
+      break;
+    case OptionGroup::Diagnostics:
+      d.add_options()
+        ("diagnostics-format", po::value<std::string>()->value_name("FORMAT"), "text (default), json or sarif")
+        ("diagnostics-file", po::value<std::string>()->value_name("PATH"), "write diagnostics there instead of stderr")
+        ("color", po::value<std::string>()->value_name("WHEN"), "colour text diagnostics: auto (default), always, never")
+        ("Werror", po::bool_switch(), "treat warnings as errors")
+        (",w", po::bool_switch(), "silence warnings");
+      break;
+    case OptionGroup::Limits:
+      for (const LimitFlag& flag : limit_flags()) {
+        d.add_options()(flag.name, po::value<std::string>()->value_name("N"), flag.help);
+      }
+      break;
+  }
+  // clang-format on
+}
+
+bool read_option_group(const po::variables_map& vm, OptionGroup group, Options& out, std::string& error) {
+  switch (group) {
+    case OptionGroup::Kernel:
+      if (vm.count("kernel")) out.kernel = vm["kernel"].as<std::string>();
+      return true;
+    case OptionGroup::Source:
+      if (vm.count("-D")) {
+        for (const std::string& d : vm["-D"].as<std::vector<std::string>>()) {
+          if (!parse_define(d, out, error)) return false;
+        }
+      }
+      if (vm.count("-I")) out.include_dirs = vm["-I"].as<std::vector<std::string>>();
+      return true;
+    case OptionGroup::RunModel:
+      out.checks = !vm["no-checks"].as<bool>();
+      out.run_defaults_given = vm.count("dma-mode") || vm.count("program-order");
+      if (vm.count("dma-mode")) {
+        static const std::map<std::string, std::string> modes = {{"eager", "eager"}, {"on_wait", "on_wait"}};
+        if (!pick(vm["dma-mode"].as<std::string>(), modes, out.dma_mode, "dma-mode", error)) return false;
+      }
+      if (vm.count("program-order")) {
+        static const std::map<std::string, std::string> orders = {
+            {"forward", "forward"}, {"reverse", "reverse"}, {"shuffle", "shuffle"}};
+        if (!pick(vm["program-order"].as<std::string>(), orders, out.program_order, "program-order", error)) {
+          return false;
+        }
+      }
+      return true;
+    case OptionGroup::Diagnostics:
+      if (vm.count("diagnostics-format")) {
+        static const std::map<std::string, DiagFormat> formats = {
+            {"text", DiagFormat::Text}, {"json", DiagFormat::Json}, {"sarif", DiagFormat::Sarif}};
+        if (!pick(vm["diagnostics-format"].as<std::string>(), formats, out.diag_format, "diagnostics-format", error)) {
+          return false;
+        }
+      }
+      if (vm.count("diagnostics-file")) out.diag_file = vm["diagnostics-file"].as<std::string>();
+      if (vm.count("color")) {
+        static const std::map<std::string, std::string> whens = {
+            {"auto", "auto"}, {"always", "always"}, {"never", "never"}};
+        if (!pick(vm["color"].as<std::string>(), whens, out.color, "color", error)) return false;
+      }
+      out.warnings_as_errors = vm["Werror"].as<bool>();
+      out.no_warnings = vm["-w"].as<bool>();
+      return true;
+    case OptionGroup::Limits:
+      for (const LimitFlag& flag : limit_flags()) {
+        if (vm.count(flag.name) && !set_limit(flag, vm[flag.name].as<std::string>(), out.limits, error)) return false;
+      }
+      return true;
   }
   return true;
 }
 
-ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
-  ParseResult result;
-  // Errors in the command line itself are reported in the requested format,
-  // wherever --diagnostics-format and --diagnostics-file appear.
+void read_diagnostics_options_early(const std::vector<std::string>& args, Options& out) {
   for (size_t i = 0; i < args.size(); ++i) {
     for (const char* name : {"--diagnostics-format", "--diagnostics-file"}) {
       std::string prefix = std::string(name) + "=";
@@ -188,13 +253,39 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
       }
     }
   }
+}
+
+bool parse_command_line(const std::vector<std::string>& args, const po::options_description& desc,
+                        const po::positional_options_description* positional, po::variables_map& vm,
+                        std::string& error, std::vector<std::string>* unrecognized) {
+  try {
+    po::command_line_parser parser(normalise(args, desc));
+    parser.options(desc).style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing);
+    if (positional) parser.positional(*positional);
+    if (unrecognized) parser.allow_unregistered();
+    po::parsed_options parsed = parser.run();
+    if (unrecognized) *unrecognized = po::collect_unrecognized(parsed.options, po::include_positional);
+    po::store(parsed, vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
+ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
+  ParseResult result;
+  // Errors in the command line itself are reported in the requested format,
+  // wherever --diagnostics-format and --diagnostics-file appear.
+  read_diagnostics_options_early(args, out);
   po::options_description desc = describe();
   po::positional_options_description positional;
   positional.add("input", 1);
   po::options_description all;
   all.add(desc).add_options()("input", po::value<std::string>());
   po::variables_map vm;
-  if (!parse_command_line(args, all, positional, vm, result.error)) {
+  if (!parse_command_line(args, all, &positional, vm, result.error)) {
     result.ok = false;
     return result;
   }
@@ -203,6 +294,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
     result.error = std::move(message);
     return result;
   };
+  auto read = [&](OptionGroup group) { return read_option_group(vm, group, out, result.error); };
   out.help = vm.count("help") > 0;
   out.version = vm.count("version") > 0;
   if (vm.count("input")) out.input = vm["input"].as<std::string>();
@@ -213,13 +305,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
     if (!pick(vm["emit"].as<std::string>(), kinds, out.emit, "emit", result.error)) return fail(result.error);
   }
   if (vm.count("-o")) out.output = vm["-o"].as<std::string>();
-  if (vm.count("kernel")) out.kernel = vm["kernel"].as<std::string>();
-  if (vm.count("-D")) {
-    for (const std::string& d : vm["-D"].as<std::vector<std::string>>()) {
-      if (!parse_define(d, out, result.error)) return fail(result.error);
-    }
-  }
-  if (vm.count("-I")) out.include_dirs = vm["-I"].as<std::vector<std::string>>();
+  if (!read(OptionGroup::Kernel) || !read(OptionGroup::Source)) return fail(result.error);
   out.write_depfile = vm["MD"].as<bool>();
   if (vm.count("MF")) out.depfile = vm["MF"].as<std::string>();
   if (vm.count("MT")) out.dep_target = vm["MT"].as<std::string>();
@@ -242,46 +328,54 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
     if (out.threads < 1 || out.threads > 1024) return fail("--threads must be between 1 and 1024");
   }
   out.harness = vm["harness"].as<bool>();
-  out.checks = !vm["no-checks"].as<bool>();
-  out.run_defaults_given = vm.count("dma-mode") || vm.count("program-order");
-  if (vm.count("dma-mode")) {
-    static const std::map<std::string, std::string> modes = {{"eager", "eager"}, {"on_wait", "on_wait"}};
-    if (!pick(vm["dma-mode"].as<std::string>(), modes, out.dma_mode, "dma-mode", result.error)) return fail(result.error);
-  }
-  if (vm.count("program-order")) {
-    static const std::map<std::string, std::string> orders = {
-        {"forward", "forward"}, {"reverse", "reverse"}, {"shuffle", "shuffle"}};
-    if (!pick(vm["program-order"].as<std::string>(), orders, out.program_order, "program-order", result.error)) {
-      return fail(result.error);
-    }
-  }
+  if (!read(OptionGroup::RunModel)) return fail(result.error);
   if (vm.count("explain")) out.explain = vm["explain"].as<std::string>();
-  if (vm.count("diagnostics-format")) {
-    static const std::map<std::string, DiagFormat> formats = {
-        {"text", DiagFormat::Text}, {"json", DiagFormat::Json}, {"sarif", DiagFormat::Sarif}};
-    if (!pick(vm["diagnostics-format"].as<std::string>(), formats, out.diag_format, "diagnostics-format",
-              result.error)) {
-      return fail(result.error);
-    }
-  }
-  if (vm.count("diagnostics-file")) out.diag_file = vm["diagnostics-file"].as<std::string>();
-  if (vm.count("color")) {
-    static const std::map<std::string, std::string> whens = {{"auto", "auto"}, {"always", "always"}, {"never", "never"}};
-    if (!pick(vm["color"].as<std::string>(), whens, out.color, "color", result.error)) return fail(result.error);
-  }
-  out.warnings_as_errors = vm["Werror"].as<bool>();
-  out.no_warnings = vm["-w"].as<bool>();
-  for (const LimitFlag& flag : limit_flags()) {
-    if (vm.count(flag.name) && !set_limit(flag, vm[flag.name].as<std::string>(), out.limits, result.error)) {
-      return fail(result.error);
-    }
-  }
+  if (!read(OptionGroup::Diagnostics) || !read(OptionGroup::Limits)) return fail(result.error);
   if (out.write_depfile && out.depfile.empty()) {
     if (out.output == "-") return fail("-MD needs -MF PATH when the output is standard output");
     out.depfile = out.output + ".d";
   }
   if (!out.help && !out.version && !out.explain && out.input.empty()) return fail("no input file");
   return result;
+}
+
+// ---------------------------------------------------------------------------
+// kdt lsp
+
+std::string lsp_help_text() {
+  std::ostringstream s;
+  s << "Usage: kdt lsp [-I DIR] [-D NAME=VALUE] [--max-...=N] [--stdio]\n\n"
+       "A Language Server Protocol server on standard input and output: it publishes the\n"
+       "diagnostics of the open .kd files as they are edited, and answers hover (type and\n"
+       "shape) and go-to-definition. See docs/editors.md.\n\n"
+       "Options:\n"
+       "  -I DIR                    search DIR for included files (also initializationOptions.includeDirs)\n"
+       "  -D NAME=VALUE             set `const NAME` to the integer VALUE (also initializationOptions.defines)\n";
+  for (const LimitFlag& flag : limit_flags()) {
+    std::string name = std::string("--") + flag.name + "=N";
+    s << "  " << name << std::string(name.size() < 26 ? 26 - name.size() : 1, ' ') << flag.help << "\n";
+  }
+  s << "  --stdio                   accepted and ignored (the only transport)\n"
+       "  -h, --help                print this help and exit\n";
+  return s.str();
+}
+
+bool parse_lsp_options(const std::vector<std::string>& args, Options& out, std::string& error) {
+  po::options_description d("kdt lsp options");
+  add_option_group(d, OptionGroup::Source);
+  add_option_group(d, OptionGroup::Limits);
+  // --stdio: what most clients pass.
+  d.add_options()("stdio", po::bool_switch(), "")("help,h", po::bool_switch(), "");
+  po::variables_map vm;
+  std::vector<std::string> unknown;
+  if (!parse_command_line(args, d, nullptr, vm, error, &unknown)) return false;
+  if (!unknown.empty()) {
+    error = "unknown argument '" + unknown.front() +
+            "' for `kdt lsp` (it takes -I DIR, -D NAME=VALUE, the --max-*=N limits and --stdio; see kdt lsp --help)";
+    return false;
+  }
+  out.help = vm["help"].as<bool>();
+  return read_option_group(vm, OptionGroup::Source, out, error) && read_option_group(vm, OptionGroup::Limits, out, error);
 }
 
 }  // namespace kdt

@@ -50,7 +50,17 @@ std::string run_help_text() {
          "SIGINT/SIGTERM. See man kdt(1).\n";
 }
 
+namespace {
+
+// The option groups of kdt (options.h) that kdt run takes.
+constexpr OptionGroup kRunGroups[] = {OptionGroup::Kernel, OptionGroup::Source, OptionGroup::RunModel,
+                                      OptionGroup::Diagnostics, OptionGroup::Limits};
+
+}  // namespace
+
 bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::string& error) {
+  // Usage errors come in the diagnostics format asked for.
+  read_diagnostics_options_early(raw, out.common);
   for (const std::string& a : raw) {
     if (a == "--help" || a == "-h") {
       out.help = true;
@@ -63,63 +73,32 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
     if (raw[i] == "--cxxflags" && i + 1 < raw.size()) args.push_back("--cxxflags=" + raw[++i]);
     else args.push_back(raw[i]);
   }
+  // What kdt run shares with kdt, then its own options.
   po::options_description d("kdt run options");
+  for (OptionGroup group : kRunGroups) add_option_group(d, group);
   // clang-format off
   d.add_options()
-    ("kernel", po::value<std::string>(), "")
     ("input", po::value<std::vector<std::string>>()->composing(), "")
     ("random", po::value<std::vector<std::string>>()->composing(), "")
     ("random-all", po::bool_switch(), "")
     ("output-dir", po::value<std::string>(), "")
-    (",D", po::value<std::vector<std::string>>()->composing(), "")
-    (",I", po::value<std::vector<std::string>>()->composing(), "")
     ("seed", po::value<std::string>(), "")
-    ("no-checks", po::bool_switch(), "")
     ("cxx", po::value<std::string>(), "")
     ("cxxflags", po::value<std::vector<std::string>>()->composing(), "")
     ("timeout", po::value<std::string>(), "")
-    ("dma-mode", po::value<std::string>(), "")
-    ("program-order", po::value<std::string>(), "")
-    ("diagnostics-format", po::value<std::string>(), "")
-    ("diagnostics-file", po::value<std::string>(), "")
-    ("color", po::value<std::string>(), "")
-    ("Werror", po::bool_switch(), "")
-    (",w", po::bool_switch(), "")
     ("file", po::value<std::string>(), "");
   // clang-format on
-  for (const LimitFlag& flag : limit_flags()) d.add_options()(flag.name, po::value<std::string>(), "");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
-  if (!parse_command_line(args, d, positional, vm, error)) return false;
-  // Reuse the transpile parser for the options both share.
-  std::vector<std::string> shared;
-  std::vector<const char*> keys = {"kernel", "dma-mode", "program-order", "diagnostics-format", "diagnostics-file",
-                                    "color"};
-  for (const LimitFlag& flag : limit_flags()) keys.push_back(flag.name);
-  for (const char* key : keys) {
-    if (vm.count(key)) shared.push_back(std::string("--") + key + "=" + vm[key].as<std::string>());
-  }
-  for (const char* key : {"-D", "-I"}) {
-    if (vm.count(key)) {
-      for (const std::string& v : vm[key].as<std::vector<std::string>>()) {
-        shared.push_back(key);
-        shared.push_back(v);
-      }
-    }
-  }
-  if (vm["no-checks"].as<bool>()) shared.push_back("--no-checks");
-  if (vm["Werror"].as<bool>()) shared.push_back("-Werror");
-  if (vm["-w"].as<bool>()) shared.push_back("-w");
+  if (!parse_command_line(args, d, &positional, vm, error)) return false;
   if (!vm.count("file")) {
     error = "no input file";
     return false;
   }
-  shared.push_back(vm["file"].as<std::string>());
-  ParseResult parsed = parse_options(shared, out.common);
-  if (!parsed.ok) {
-    error = parsed.error;
-    return false;
+  out.common.input = vm["file"].as<std::string>();
+  for (OptionGroup group : kRunGroups) {
+    if (!read_option_group(vm, group, out.common, error)) return false;
   }
   if (vm.count("input")) {
     for (const std::string& v : vm["input"].as<std::vector<std::string>>()) {

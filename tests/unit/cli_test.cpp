@@ -287,6 +287,57 @@ TEST_SUITE("cli") {
     CHECK(unused.err.find("M") != std::string::npos);
   }
 
+  TEST_CASE("one parser: -D, -I and the limits follow the same rules in kdt, kdt run and kdt lsp") {
+    kdt::test::TempDir tmp;
+    std::string good = tmp.file("good.kd");
+    kdt::test::write_text(good, kGood);
+    // kdt lsp's usage error, with what it wrote to standard error.
+    auto lsp = [](const std::vector<std::string>& args) {
+      std::istringstream in;
+      std::ostringstream out, err;
+      std::streambuf* saved = std::cerr.rdbuf(err.rdbuf());
+      int status = kdt::lsp_serve(in, out, args);
+      std::cerr.rdbuf(saved);
+      return RunResult{status, out.str(), err.str()};
+    };
+    struct Case {
+      std::string define;
+      std::string message;
+    };
+    for (const Case& c : {Case{"N", "-D expects NAME=VALUE, got 'N'"}, Case{"1N=2", "-D expects NAME=VALUE, got '1N=2'"},
+                          Case{"N=abc", "-D N: 'abc' is not a 64-bit integer"},
+                          Case{"N=99999999999999999999", "-D N: '99999999999999999999' is not a 64-bit integer"}}) {
+      CAPTURE(c.define);
+      RunResult transpile = kdt::test::run_kdt("-D " + shell_quote(c.define) + " " + good);
+      RunResult run = kdt::test::run_kdt("run -D " + shell_quote(c.define) + " " + good);
+      RunResult server = lsp({"-D", c.define});
+      for (const RunResult* r : {&transpile, &run, &server}) {
+        CHECK(r->status == 2);
+        CHECK_MESSAGE(r->err.find(c.message) != std::string::npos, r->err);
+      }
+    }
+    // The attached and separate forms, in each subcommand: a command line
+    // kdt lsp accepts serves until the end of input (1: no shutdown came).
+    RunResult accepted = lsp({"-DN=0x10", "-I", tmp.path.string(), "-I" + tmp.path.string(), "--max-nesting", "100",
+                              "--max-kernels=5", "--stdio"});
+    CHECK(accepted.status == 1);
+    CHECK(accepted.err.empty());
+    CHECK(kdt::test::run_kdt("-DN=0x10 -I " + shell_quote(tmp.path.string()) + " --max-nesting 100 " + good).status == 0);
+    // Each subcommand refuses what the others have and it has not, naming it.
+    RunResult emit = lsp({"--emit=cpp"});
+    CHECK(emit.status == 2);
+    CHECK(emit.err.find("unknown argument '--emit=cpp' for `kdt lsp`") != std::string::npos);
+    RunResult positional = lsp({"file.kd"});
+    CHECK(positional.status == 2);
+    CHECK(positional.err.find("unknown argument 'file.kd'") != std::string::npos);
+    RunResult werror = lsp({"-Werror"});
+    CHECK(werror.err.find("unknown argument '-Werror'") != std::string::npos);
+    RunResult harness = kdt::test::run_kdt("run --harness " + good);
+    CHECK(harness.status == 2);
+    CHECK(harness.err.find("--harness") != std::string::npos);
+    CHECK(harness.err.find("(see kdt run --help)") != std::string::npos);
+  }
+
   TEST_CASE("-I adds include search directories, after the including file's own") {
     kdt::test::TempDir tmp;
     fs::create_directories(tmp.path / "lib");

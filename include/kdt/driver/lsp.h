@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "kdt/diag/render_lsp.h"  // path_from_uri, uri_from_path
+
 namespace kdt {
 
 // Serves one client on `in`/`out` until `exit` (or end of input). Returns
@@ -19,9 +21,5 @@ int lsp_serve(std::istream& in, std::ostream& out, const std::vector<std::string
 
 // `kdt lsp ARGS` on standard input and output.
 int lsp_main(const std::vector<std::string>& args);
-
-// file:// URIs and paths (percent-encoding as RFC 3986 asks).
-std::string path_from_uri(const std::string& uri);
-std::string uri_from_path(const std::string& path);
 
 }  // namespace kdt

@@ -1,4 +1,5 @@
-// The command line of `kdt` (cli.md), parsed with Boost.Program_options.
+// The command lines of `kdt`, `kdt run` and `kdt lsp` (cli.md): one parser,
+// Boost.Program_options, with the options they share defined once.
 #pragma once
 
 #include <cstdint>
@@ -50,14 +51,42 @@ struct ParseResult {
   std::string error;  // for exit status 2
 };
 
+// `kdt [OPTIONS] FILE`.
 ParseResult parse_options(const std::vector<std::string>& args, Options& out);
-
-// Runs Boost.Program_options over `args` (GCC-style -Werror, -MD... already
-// accepted) without abbreviation guessing; on failure sets `error`.
-bool parse_command_line(const std::vector<std::string>& args, const boost::program_options::options_description& desc,
-                        const boost::program_options::positional_options_description& positional,
-                        boost::program_options::variables_map& vm, std::string& error);
 std::string help_text();
+
+// `kdt lsp [OPTIONS]`: the Source and Limits groups, --stdio and -h.
+bool parse_lsp_options(const std::vector<std::string>& args, Options& out, std::string& error);
+std::string lsp_help_text();
+
+// The one command-line parser of `kdt`, `kdt run` and `kdt lsp`. The
+// options more than one subcommand takes are defined once, in groups; each
+// subcommand's parser adds the groups it takes (in the order its --help
+// lists them) and its own options, and reads the groups back into Options.
+enum class OptionGroup {
+  Kernel,       // --kernel NAME
+  Source,       // -D NAME=VALUE, -I DIR
+  RunModel,     // --no-checks, --dma-mode, --program-order
+  Diagnostics,  // --diagnostics-format, --diagnostics-file, --color, -Werror, -w
+  Limits,       // --max-nesting=N, ... (limit_flags())
+};
+void add_option_group(boost::program_options::options_description& desc, OptionGroup group);
+// Reads `group`'s options from `vm` into `out`; false (with `error`) for a bad value.
+bool read_option_group(const boost::program_options::variables_map& vm, OptionGroup group, Options& out,
+                       std::string& error);
+
+// --diagnostics-format and --diagnostics-file wherever they stand in `args`,
+// read before the parse so that its own errors come in the format asked for.
+void read_diagnostics_options_early(const std::vector<std::string>& args, Options& out);
+
+// Runs Boost.Program_options over `args` (GCC-style -Werror, -MD... of
+// `desc` accepted) without abbreviation guessing; on failure sets `error`.
+// With `unrecognized`, unknown options and positional arguments are put
+// there (as written) instead of failing.
+bool parse_command_line(const std::vector<std::string>& args, const boost::program_options::options_description& desc,
+                        const boost::program_options::positional_options_description* positional,
+                        boost::program_options::variables_map& vm, std::string& error,
+                        std::vector<std::string>* unrecognized = nullptr);
 
 // The flags that set kdt's limits, shared by `kdt`, `kdt run` and `kdt lsp`.
 struct LimitFlag {

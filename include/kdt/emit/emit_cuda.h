@@ -1,5 +1,5 @@
-// The compiled path: emit_cuda(ir::Module before discharge) -> CUDA C++,
-// and the PTX of that CUDA through NVRTC (loaded at run time) or nvcc.
+// The compiled path: emit_cuda(ir::Module before discharge) -> CUDA C++.
+// Its PTX (NVRTC or nvcc) is the driver's: kdt/driver/ptx_compile.h.
 #pragma once
 
 #include <string>
@@ -18,9 +18,5 @@ struct CudaEmitOptions {
 // Returns false (with diagnostics) when a construct cannot be compiled.
 bool emit_cuda(const ir::Module& module, const SourceManager& sources, const CudaEmitOptions& options,
                DiagnosticEngine& diags, std::string& out);
-
-// Compiles CUDA C++ to PTX for `arch`. On failure returns false and sets
-// `error` (a missing toolchain says so: `cuda-toolchain-missing`).
-bool compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error);
 
 }  // namespace kdt

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "kdt/emit/emit_cuda.h"
+#include "kdt/driver/ptx_compile.h"
 
 namespace kdt {
 

@@ -1,0 +1,14 @@
+// --emit=ptx: the PTX of the CUDA output, through NVRTC (loaded at run time)
+// or nvcc. It sits in the driver beside `kdt run`'s C++ compiler call: both
+// run a toolchain on emitted text; neither is a stage of the pipeline.
+#pragma once
+
+#include <string>
+
+namespace kdt {
+
+// Compiles CUDA C++ to PTX for `arch`. On failure returns false and sets
+// `error` (a missing toolchain says so: `cuda-toolchain-missing`).
+bool compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error);
+
+}  // namespace kdt
