@@ -1,14 +1,21 @@
-// File tests for diagnostics: every `tests/diag/*.kd` states what kdt must
-// report, as comment lines
-//     // EXPECT: SEVERITY CODE LINE:COL-LINE:COL [in FILE]
+// File tests for diagnostics: every `tests/diag/fail_*.kd` states what kdt must
+// report, in comment lines (after its code, or before it where the code
+// would swallow them: an unterminated `/*`)
+//     // EXPECT: SEVERITY CODE LINE:COL-LINE:COL [in FILE]: MESSAGE
+//     // EXPECT-NOTE: MESSAGE    (the notes of the diagnostic above, in order)
 //     // ARGS: extra command-line options (optional)
-// (1-based; the end column is exclusive; `in FILE` names a helper file next
-// to the test when the diagnostic lies in a file it includes). Each expectation is checked in
-// the JSON, text and SARIF renderings. A test fails when a code of the
-// registry has no such file.
+// (1-based; the end column is exclusive and N:C-N:C is a zero-width range;
+// `in FILE` names a helper file next to the test when the diagnostic lies in
+// a file it includes). kdt runs in the source directory on
+// `tests/diag/fail_*.kd`, so paths in messages are relative to it. Each
+// expectation is checked in the JSON (notes included), text and SARIF
+// renderings. KDT_UPDATE_GOLDENS=1 rewrites the EXPECT lines from what kdt
+// reports (tests/README.md). A test fails when a code of the registry has no
+// such file.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -25,66 +32,99 @@ struct Expectation {
   std::string severity, code;
   int line, col, end_line, end_col;
   std::string file;  // the file name (no directory) the diagnostic lies in
+  std::string message;
+  std::vector<std::string> notes;
 };
 
 struct DiagFile {
-  std::string path;
+  std::string path;  // relative to the source directory
   std::vector<Expectation> expected;
   std::string args;
 };
 
+const std::regex& expect_re() {
+  static const std::regex re(
+      R"(^\s*//\s*EXPECT:\s*(error|warning|note)\s+([a-z-]+)\s+(\d+):(\d+)-(\d+):(\d+)(?:\s+in\s+([^\s:]+))?(?::\s?(.*))?$)");
+  return re;
+}
+const std::regex& note_re() {
+  static const std::regex re(R"(^\s*//\s*EXPECT-NOTE:\s?(.*)$)");
+  return re;
+}
+
+DiagFile read_diag_file(const std::string& path) {
+  DiagFile f;
+  f.path = path;
+  static const std::regex args_re(R"(//\s*ARGS:\s*(.*))");
+  std::istringstream in(kdt::test::read_text(kdt::test::source_dir() + "/" + path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, expect_re())) {
+      std::string file = m[7].matched ? m[7].str() : fs::path(path).filename().string();
+      f.expected.push_back({m[1], m[2], std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6]), file,
+                            m[8].matched ? m[8].str() : "", {}});
+    } else if (std::regex_search(line, m, note_re())) {
+      REQUIRE_MESSAGE(!f.expected.empty(), "EXPECT-NOTE before any EXPECT in " << path);
+      f.expected.back().notes.push_back(m[1]);
+    } else if (std::regex_search(line, m, args_re)) {
+      f.args = m[1];
+    }
+  }
+  return f;
+}
+
 std::vector<DiagFile> diag_files() {
   std::vector<DiagFile> files;
-  std::regex expect_re(
-      R"(//\s*EXPECT:\s*(error|warning|note)\s+([a-z-]+)\s+(\d+):(\d+)-(\d+):(\d+)(?:\s+in\s+(\S+))?)");
-  std::regex args_re(R"(//\s*ARGS:\s*(.*))");
   for (const auto& entry : fs::directory_iterator(kdt::test::source_dir() + "/tests/diag")) {
     if (entry.path().extension() != ".kd" || entry.path().filename().string().rfind("fail_", 0) != 0) continue;
-    DiagFile f;
-    f.path = entry.path().string();
-    std::istringstream in(kdt::test::read_text(f.path));
-    std::string line;
-    while (std::getline(in, line)) {
-      std::smatch m;
-      if (std::regex_search(line, m, expect_re)) {
-        std::string file = m[7].matched ? m[7].str() : entry.path().filename().string();
-        f.expected.push_back(
-            {m[1], m[2], std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6]), file});
-      } else if (std::regex_search(line, m, args_re)) {
-        f.args = m[1];
-      }
-    }
-    files.push_back(f);
+    files.push_back(read_diag_file("tests/diag/" + entry.path().filename().string()));
   }
   std::sort(files.begin(), files.end(), [](const DiagFile& a, const DiagFile& b) { return a.path < b.path; });
   return files;
 }
 
-std::string describe(const Expectation& e) {
-  return e.severity + " " + e.code + " " + std::to_string(e.line) + ":" + std::to_string(e.col) + "-" +
-         std::to_string(e.end_line) + ":" + std::to_string(e.end_col) + " in " + e.file;
+std::string range_text(const Expectation& e) {
+  return std::to_string(e.line) + ":" + std::to_string(e.col) + "-" + std::to_string(e.end_line) + ":" +
+         std::to_string(e.end_col);
+}
+
+// One expectation as a line of text; with notes, each on a line of its own.
+std::string describe(const Expectation& e, bool with_notes) {
+  std::string s = e.severity + " " + e.code + " " + range_text(e) + " in " + e.file + ": " + e.message;
+  if (with_notes) {
+    for (const std::string& n : e.notes) s += "\n  note: " + n;
+  }
+  return s;
+}
+
+std::vector<std::string> describe_all(const std::vector<Expectation>& list, bool with_notes) {
+  std::vector<std::string> out;
+  for (const Expectation& e : list) out.push_back(describe(e, with_notes));
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::string base_name(const std::string& path) { return fs::path(path).filename().string(); }
 
 // The actual diagnostics of one run, as expectations, from each format.
-std::vector<std::string> from_json(const std::string& text) {
-  std::vector<std::string> out;
+// JSON (GCC's format) has an inclusive `finish`; the end column here is
+// exclusive, so a zero-width range reads as one column wide.
+std::vector<Expectation> from_json(const std::string& text) {
+  std::vector<Expectation> out;
   for (const json& d : json::parse(text)) {
     if (d["locations"].empty()) continue;
     const json& loc = d["locations"][0];
-    // GCC's `finish` is inclusive; expectations use an exclusive end.
-    int line = loc["start"]["line"], col = loc["start"]["column"];
-    int end_line = loc["finish"]["line"], end_col = loc["finish"]["column"];
-    out.push_back(d["kind"].get<std::string>() + " " + d["code"].get<std::string>() + " " + std::to_string(line) +
-                  ":" + std::to_string(col) + "-" + std::to_string(end_line) + ":" + std::to_string(end_col + 1) + " in " +
-                  base_name(loc["start"]["file"].get<std::string>()));
+    Expectation e{d["kind"], d["code"], loc["start"]["line"], loc["start"]["column"], loc["finish"]["line"],
+                  loc["finish"]["column"].get<int>() + 1, base_name(loc["start"]["file"]), d["message"], {}};
+    for (const json& c : d.value("children", json::array())) e.notes.push_back(c["message"]);
+    out.push_back(e);
   }
   return out;
 }
 
-std::vector<std::string> from_sarif(const std::string& text) {
-  std::vector<std::string> out;
+std::vector<Expectation> from_sarif(const std::string& text) {
+  std::vector<Expectation> out;
   json sarif = json::parse(text);
   REQUIRE(sarif["version"] == "2.1.0");
   REQUIRE(sarif["runs"][0]["tool"]["driver"]["name"] == "kdt");
@@ -92,13 +132,64 @@ std::vector<std::string> from_sarif(const std::string& text) {
     if (r["locations"].empty()) continue;
     const json& physical = r["locations"][0]["physicalLocation"];
     const json& region = physical["region"];
-    out.push_back(r["level"].get<std::string>() + " " + r["ruleId"].get<std::string>() + " " +
-                  std::to_string(region["startLine"].get<int>()) + ":" + std::to_string(region["startColumn"].get<int>()) +
-                  "-" + std::to_string(region["endLine"].get<int>()) + ":" +
-                  std::to_string(region["endColumn"].get<int>()) + " in " +
-                  base_name(physical["artifactLocation"]["uri"].get<std::string>()));
+    out.push_back({r["level"], r["ruleId"], region["startLine"], region["startColumn"], region["endLine"],
+                   region["endColumn"], base_name(physical["artifactLocation"]["uri"]), r["message"]["text"], {}});
   }
   return out;
+}
+
+// Runs `kdt ARGS` in the source directory.
+kdt::test::RunResult run_in_source(const std::string& args) {
+  return kdt::test::run_captured("cd " + kdt::test::shell_quote(kdt::test::source_dir()) + " && " +
+                                 kdt::test::shell_quote(kdt::test::kdt_binary()) + " " + args);
+}
+
+bool updating() {
+  const char* update = std::getenv("KDT_UPDATE_GOLDENS");
+  return update && std::string(update) == "1";
+}
+
+// KDT_UPDATE_GOLDENS=1: replaces the EXPECT and EXPECT-NOTE lines of `f` by
+// what kdt reported: ranges from SARIF (exclusive ends, zero widths kept),
+// messages and notes from JSON; both list the diagnostics in one order.
+void rewrite_expectations(const DiagFile& f, const std::vector<Expectation>& json_diags,
+                          const std::vector<Expectation>& sarif_diags) {
+  REQUIRE(json_diags.size() == sarif_diags.size());
+  std::string block;
+  for (size_t i = 0; i < json_diags.size(); ++i) {
+    Expectation e = sarif_diags[i];
+    REQUIRE(e.code == json_diags[i].code);
+    e.message = json_diags[i].message;
+    e.notes = json_diags[i].notes;
+    for (const std::string& text : e.notes) REQUIRE_MESSAGE(text.find('\n') == std::string::npos, text);
+    REQUIRE_MESSAGE(e.message.find('\n') == std::string::npos, e.message);
+    std::string line = "// EXPECT: " + e.severity + " " + e.code + " " + range_text(e);
+    if (e.file != base_name(f.path)) line += " in " + e.file;
+    block += line + ": " + e.message + "\n";
+    for (const std::string& n : e.notes) block += "// EXPECT-NOTE: " + n + "\n";
+  }
+  const std::string path = kdt::test::source_dir() + "/" + f.path;
+  const std::string text = kdt::test::read_text(path);
+  std::string kept;
+  size_t insert_at = std::string::npos;
+  for (size_t at = 0; at < text.size();) {
+    size_t eol = text.find('\n', at);
+    const size_t next = eol == std::string::npos ? text.size() : eol + 1;
+    const std::string line = text.substr(at, next - at);
+    const std::string bare = line.substr(0, line.find_last_not_of("\r\n") + 1);
+    if (std::regex_search(bare, expect_re()) || std::regex_search(bare, note_re()) ||
+        bare.find("// EXPECT:") != std::string::npos) {
+      if (insert_at == std::string::npos) insert_at = kept.size();
+    } else {
+      kept += line;
+    }
+    at = next;
+  }
+  if (insert_at == std::string::npos) {
+    if (!kept.empty() && kept.back() != '\n') kept += "\n";
+    insert_at = kept.size();
+  }
+  kdt::test::write_text(path, kept.substr(0, insert_at) + block + kept.substr(insert_at));
 }
 
 }  // namespace
@@ -107,46 +198,41 @@ TEST_SUITE("diagnostics") {
   TEST_CASE("every diagnostic file reports exactly what it expects, in JSON, text and SARIF") {
     std::vector<DiagFile> files = diag_files();
     REQUIRE(!files.empty());
-    for (const DiagFile& f : files) {
+    for (DiagFile f : files) {
       CAPTURE(f.path);
-      REQUIRE_MESSAGE(!f.expected.empty(), "no EXPECT line in " << f.path);
-      std::string quoted = kdt::test::shell_quote(f.path);
-      kdt::test::RunResult json_run = kdt::test::run_kdt(f.args + " --diagnostics-format=json " + quoted);
-      std::vector<std::string> actual = from_json(json_run.err);
-      std::vector<std::string> expected;
-      for (const Expectation& e : f.expected) {
-        // Zero-width ranges (a missing token) are written N:C-N:C.
-        Expectation adjusted = e;
-        if (e.line == e.end_line && e.col == e.end_col) adjusted.end_col = e.col + 1;
-        expected.push_back(describe(adjusted));
+      const std::string quoted = kdt::test::shell_quote(f.path);
+      kdt::test::RunResult json_run = run_in_source(f.args + " --diagnostics-format=json " + quoted);
+      kdt::test::RunResult sarif_run = run_in_source(f.args + " --diagnostics-format=sarif " + quoted);
+      const std::vector<Expectation> json_diags = from_json(json_run.err);
+      const std::vector<Expectation> sarif_diags = from_sarif(sarif_run.err);
+      if (updating()) {
+        rewrite_expectations(f, json_diags, sarif_diags);
+        f = read_diag_file(f.path);
       }
-      std::sort(actual.begin(), actual.end());
-      std::sort(expected.begin(), expected.end());
-      CHECK(actual == expected);
+      REQUIRE_MESSAGE(!f.expected.empty(), "no EXPECT line in " << f.path);
+      std::vector<Expectation> expected = f.expected;
+      for (Expectation& e : expected) {
+        // Zero-width ranges (a missing token) are written N:C-N:C.
+        if (e.line == e.end_line && e.col == e.end_col) e.end_col = e.col + 1;
+      }
+      CHECK_MESSAGE(describe_all(json_diags, true) == describe_all(expected, true),
+                    "if intended, regenerate with KDT_UPDATE_GOLDENS=1 and review `git diff tests/diag`");
       bool any_error = std::any_of(f.expected.begin(), f.expected.end(),
                                    [](const Expectation& e) { return e.severity == "error"; });
       CHECK(json_run.status == (any_error ? 1 : 0));
 
-      // SARIF: same codes and levels; regions use an exclusive end column.
-      kdt::test::RunResult sarif_run = kdt::test::run_kdt(f.args + " --diagnostics-format=sarif " + quoted);
-      std::vector<std::string> sarif = from_sarif(sarif_run.err);
-      std::vector<std::string> sarif_expected;
-      for (const Expectation& e : f.expected) sarif_expected.push_back(describe(e));
-      std::sort(sarif.begin(), sarif.end());
-      std::sort(sarif_expected.begin(), sarif_expected.end());
-      CHECK(sarif == sarif_expected);
+      // SARIF: the same, its regions with an exclusive end column; notes
+      // (related locations) are not compared.
+      CHECK(describe_all(sarif_diags, false) == describe_all(f.expected, false));
 
       // Text: `file:line:col: severity: message [code]` for each.
-      kdt::test::RunResult text_run = kdt::test::run_kdt(f.args + " --color=never " + quoted);
+      kdt::test::RunResult text_run = run_in_source(f.args + " --color=never " + quoted);
       for (const Expectation& e : f.expected) {
-        std::string path = (fs::path(f.path).parent_path() / e.file).string();
-        std::string header = path + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": " + e.severity + ": ";
-        size_t at = text_run.err.find(header);
-        CHECK_MESSAGE(at != std::string::npos, "text output lacks " << header << "\n" << text_run.err);
-        if (at != std::string::npos) {
-          size_t eol = text_run.err.find('\n', at);
-          CHECK(text_run.err.substr(at, eol - at).find("[" + e.code + "]") != std::string::npos);
-        }
+        const std::string path = (fs::path(f.path).parent_path() / e.file).string();
+        const std::string header =
+            path + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": " + e.severity + ": ";
+        const std::string whole = header + e.message + " [" + e.code + "]\n";
+        CHECK_MESSAGE(text_run.err.find(whole) != std::string::npos, "text output lacks " << whole << text_run.err);
       }
     }
   }
