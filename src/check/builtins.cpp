@@ -12,19 +12,6 @@ namespace {
 
 std::string dtype_str(DType t) { return std::string(dtype_name(t)); }
 
-// The arguments of one call, split and validated against what it allows.
-struct CallArgs {
-  std::vector<ast::Arg*> positional;
-  std::map<std::string, ast::Arg*> keywords;
-  bool ok = true;
-  ast::Arg* keyword(const char* name) const {
-    auto it = keywords.find(name);
-    return it == keywords.end() ? nullptr : it->second;
-  }
-};
-
-const std::set<std::string> kUnaryMath = {"exp", "log", "sqrt", "rsqrt", "tanh", "sin", "cos", "abs", "floor", "ceil"};
-
 // Mnemonics whose meaning involves other threads (spec section 8).
 const std::set<std::string> kCrossLane = {"shfl",  "vote",  "bar",    "barrier", "ldmatrix", "stmatrix", "movmatrix",
                                           "mma",   "wgmma", "match",  "redux",   "activemask", "elect"};
@@ -110,40 +97,40 @@ void dynamic_slice_hint(Checker& c, DiagnosticBuilder d, const ast::IndexEntry& 
 
 namespace {
 
-CallArgs split_args(ast::Expr& call, size_t min_positional, size_t max_positional,
-                    std::initializer_list<const char*> allowed, DiagnosticEngine& diags) {
+CallArgs split_args(ast::Expr& call, const BuiltinSpec& spec, DiagnosticEngine& diags) {
   CallArgs out;
   const std::string& name = call.spelling;
+  const size_t min_positional = spec.min_positional;
+  const size_t max_positional = spec.max_positional;
   for (ast::Arg& arg : call.args) {
     if (arg.kind == ast::Arg::Kind::Keyword) {
-      bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return arg.keyword.text == k; });
+      const KeywordSpec* known = spec.keyword(arg.keyword.text);
       if (!known) {
         std::string list;
-        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + "`" + k + "`";
+        for (const KeywordSpec& k : spec.keywords) list += std::string(list.empty() ? "" : ", ") + "`" + k.name + "`";
         DiagnosticBuilder d = diags.report(DiagCode::BadArgument, arg.keyword.range,
                                            "`" + name + "` has no keyword argument `" + arg.keyword.text + "`" +
                                                (list.empty() ? std::string() : "; allowed: " + list));
         // Pallas's spelling of a keyword KD has under another name.
         for (const auto& [pallas, kd] : kPallasKeywords) {
-          bool allowed_here = std::any_of(allowed.begin(), allowed.end(), [&, kd = kd](const char* k) { return kd == k; });
-          if (arg.keyword.text == pallas && allowed_here) {
+          if (arg.keyword.text == pallas && spec.keyword(kd)) {
             d.note("Pallas's `" + pallas + "=` is `" + kd + "=` in KD").fixit(arg.keyword.range, kd);
           }
         }
         out.ok = false;
-      } else if (is_dtype_name(arg.value.get()) && arg.keyword.text != "dtype") {
+      } else if (is_dtype_name(arg.value.get()) && known->type != KeywordType::DTypeName) {
         diags.report(DiagCode::BadArgument, arg.value->range,
                      "`" + arg.keyword.text + "=` takes a value, not the dtype `" + arg.value->spelling +
                          "`; a dtype is a value only after `dtype=`");
         out.ok = false;
-      } else if (out.keywords.count(arg.keyword.text)) {
+      } else if (out.keyword(known->id)) {
         diags.report(DiagCode::BadArgument, arg.keyword.range, "keyword argument `" + arg.keyword.text + "` given twice");
         out.ok = false;
       } else {
-        out.keywords[arg.keyword.text] = &arg;
+        out.keywords[static_cast<size_t>(known->id)] = &arg;
       }
     } else {
-      if (!out.keywords.empty()) {
+      if (std::any_of(out.keywords.begin(), out.keywords.end(), [](const ast::Arg* k) { return k != nullptr; })) {
         diags.report(DiagCode::BadArgument, arg.range, "positional arguments must come before keyword arguments");
         out.ok = false;
       }
@@ -164,6 +151,21 @@ CallArgs split_args(ast::Expr& call, size_t min_positional, size_t max_positiona
 }
 
 }  // namespace
+
+// Records what `call` resolved to: the row and its arguments by role. The
+// typed keyword values (flags, axes, dtypes) are added where they are checked.
+static ResolvedCall& record_call(CheckedProgram& program, ast::Expr& call, const BuiltinSpec& spec, const CallArgs& args) {
+  ResolvedCall& r = program.calls.emplace_back();
+  r.spec = &spec;
+  r.id = spec.id;
+  if (spec.id == BuiltinId::Cast) r.cast = dtype_from_name(call.spelling).value_or(DType::F32);
+  r.positional.assign(args.positional.begin(), args.positional.end());
+  for (size_t k = 0; k < kKeywordCount; ++k) {
+    if (args.keywords[k]) r.keywords[k].value = args.keywords[k]->value.get();
+  }
+  call.call = &r;
+  return r;
+}
 
 // An argument that must be an ordinary expression (not a type or a shape list).
 static ast::Expr* value_arg(ast::Arg* arg, DiagnosticEngine& diags) {
@@ -327,11 +329,13 @@ static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntr
           ok = false;
           break;
         }
-        CallArgs args = split_args(call, 2, 2, {}, diags);
+        const BuiltinSpec& ds = builtin(BuiltinId::Ds);
+        CallArgs args = split_args(call, ds, diags);
         if (!args.ok) {
           ok = false;
           break;
         }
+        record_call(c.program_, call, ds, args);
         ast::Expr* start = value_arg(args.positional[0], diags);
         ast::Expr* size = value_arg(args.positional[1], diags);
         if (!start || !size) {
@@ -428,396 +432,393 @@ Type Checker::check_index_value(ast::Expr& e) {
   return Type::value(t.dtype, *shape, t.weak);
 }
 
+Type Checker::value_of(ast::Arg* arg) {
+  ast::Expr* v = value_arg(arg, diags_);
+  if (!v) return Type::error();
+  Type t = check_expr(*v);
+  if (!t.is_error() && !t.is_value()) {
+    diags_.report(DiagCode::TypeMismatch, v->range, "expected a value, not " + type_string(t));
+    return Type::error();
+  }
+  return t;
+}
+
 Type Checker::check_call(ast::Expr& e) {
   const std::string& f = e.spelling;
-  auto args_of = [&](size_t lo, size_t hi, std::initializer_list<const char*> keywords) {
-    return split_args(e, lo, hi, keywords, diags_);
-  };
-  auto value = [&](ast::Arg* a) -> Type {
-    ast::Expr* v = value_arg(a, diags_);
-    if (!v) return Type::error();
-    Type t = check_expr(*v);
-    if (!t.is_error() && !t.is_value()) {
-      diags_.report(DiagCode::TypeMismatch, v->range, "expected a value, not " + type_string(t));
-      return Type::error();
+  const BuiltinSpec* spec = find_builtin(f);
+  if (!spec) {
+    diags_.report(DiagCode::UndefinedName, e.callee_range, "unknown function `" + f + "`");
+    for (ast::Arg& arg : e.args) {
+      if (arg.value) check_expr(*arg.value);
     }
-    return t;
-  };
-  // `f32(x)`: an element-wise cast.
-  if (auto cast = dtype_from_name(f)) {
-    CallArgs a = args_of(1, 1, {});
-    if (!a.ok) return Type::error();
-    Type t = value(a.positional[0]);
-    if (t.is_error()) return t;
-    if (t.weak) materialize(*a.positional[0]->value, t);
-    return Type::value(*cast, t.shape);
+    return Type::error();
   }
-  if (f == "program_id" || f == "num_programs") {
-    CallArgs a = args_of(1, 1, {});
-    if (!a.ok) return Type::error();
-    ast::Expr* axis = value_arg(a.positional[0], diags_);
-    if (!axis) return Type::error();
-    auto k = eval_const(*axis);
-    if (!k) return Type::error();
-    axis->const_value = k;
-    if (*k < 0 || *k >= static_cast<int64_t>(kernel_->grid.size())) {
-      diags_.report(DiagCode::StaticOutOfBounds, axis->range,
-                    "grid axis " + std::to_string(*k) + " does not exist; the grid has " +
-                        std::to_string(kernel_->grid.size()) + (kernel_->grid.size() == 1 ? " axis" : " axes"));
-      return Type::error();
-    }
-    if (f == "num_programs") e.const_value = kernel_->grid[*k];
-    return Type::value(DType::I32);
-  }
-  if (f == "device_id" || f == "num_devices") {
-    if (!args_of(0, 0, {}).ok) return Type::error();
-    if (f == "num_devices") e.const_value = kernel_->devices;
-    return Type::value(DType::I32);
-  }
-  if (f == "cdiv") {
-    CallArgs a = args_of(2, 2, {});
-    if (!a.ok) return Type::error();
-    Type ta = value(a.positional[0]);
-    Type tb = value(a.positional[1]);
-    if (ta.is_error() || tb.is_error()) return Type::error();
-    Type t = unify(*a.positional[0]->value, *a.positional[1]->value, e.range, "cdiv");
-    if (t.is_error()) return t;
-    if (!is_integer(t.dtype)) {
-      diags_.report(DiagCode::TypeMismatch, e.range, "`cdiv` takes integers");
-      return Type::error();
-    }
-    if (a.positional[0]->value->const_value && a.positional[1]->value->const_value) e.const_value = eval_const(e, true);
-    return t;
-  }
-  if (f == "ds") {
+  const BuiltinId id = spec->id;
+  if (spec->result == ResultRule::IndexOnly) {
     diags_.report(DiagCode::BadArgument, e.range, "`ds(start, size)` is allowed only as an index");
     return Type::error();
   }
-  if (f == "zeros" || f == "ones" || f == "full" || f == "iota") {
-    size_t n = f == "full" || f == "iota" ? 2 : 1;
-    CallArgs a = args_of(n, n, {});
-    if (!a.ok) return Type::error();
-    ast::Arg* type_arg = a.positional[0];
-    if (type_arg->kind != ast::Arg::Kind::Type) {
-      diags_.report(DiagCode::BadArgument, type_arg->range,
-                    "the first argument of `" + f + "` is a dtype and shape, e.g. `f32[8, 128]`");
-      return Type::error();
+  // Split once; `call` is what lowering reads (only when every check passed).
+  CallArgs a = split_args(e, *spec, diags_);
+  if (!a.ok) return Type::error();
+  ResolvedCall& call = record_call(program_, e, *spec, a);
+  switch (spec->result) {
+    case ResultRule::Cast: {
+      // `f32(x)`: an element-wise cast.
+      Type t = value_of(a.positional[0]);
+      if (t.is_error()) return t;
+      if (t.weak) materialize(*a.positional[0]->value, t);
+      return Type::value(call.cast, t.shape);
     }
-    auto shape = eval_shape(type_arg->type->dims, type_arg->type->range);
-    if (!shape) return Type::error();
-    DType dtype = type_arg->type->dtype;
-    if (f == "full") {
-      ast::Expr* v = value_arg(a.positional[1], diags_);
-      if (!v) return Type::error();
-      expect_scalar(*v, dtype, "the fill value");
-    } else if (f == "iota") {
-      ast::Expr* axis = value_arg(a.positional[1], diags_);
+    case ResultRule::GridScalar: {
+      if (id == BuiltinId::DeviceId || id == BuiltinId::NumDevices) {
+        if (id == BuiltinId::NumDevices) e.const_value = kernel_->devices;
+        return Type::value(DType::I32);
+      }
+      ast::Expr* axis = value_arg(a.positional[0], diags_);
       if (!axis) return Type::error();
       auto k = eval_const(*axis);
       if (!k) return Type::error();
       axis->const_value = k;
-      if (*k < 0 || *k >= static_cast<int64_t>(shape->size())) {
+      if (*k < 0 || *k >= static_cast<int64_t>(kernel_->grid.size())) {
         diags_.report(DiagCode::StaticOutOfBounds, axis->range,
-                      "axis " + std::to_string(*k) + " does not exist in a tile of rank " + std::to_string(shape->size()));
+                      "grid axis " + std::to_string(*k) + " does not exist; the grid has " +
+                          std::to_string(kernel_->grid.size()) + (kernel_->grid.size() == 1 ? " axis" : " axes"));
         return Type::error();
       }
-      if (dtype == DType::Bool) {
-        diags_.report(DiagCode::TypeMismatch, type_arg->range, "`iota` needs a numeric dtype");
-        return Type::error();
-      }
+      if (id == BuiltinId::NumPrograms) e.const_value = kernel_->grid[*k];
+      return Type::value(DType::I32);
     }
-    return Type::value(dtype, *shape);
-  }
-  if (kUnaryMath.count(f)) {
-    CallArgs a = args_of(1, 1, {});
-    if (!a.ok) return Type::error();
-    Type t = value(a.positional[0]);
-    if (t.is_error()) return t;
-    if (t.weak) {
+    case ResultRule::Operands: {
+      Type ta = value_of(a.positional[0]);
+      Type tb = value_of(a.positional[1]);
+      if (ta.is_error() || tb.is_error()) return Type::error();
+      Type t = unify(*a.positional[0]->value, *a.positional[1]->value, e.range, f.c_str());
+      if (t.is_error()) return t;
+      if (!is_integer(t.dtype)) {
+        diags_.report(DiagCode::TypeMismatch, e.range, "`" + f + "` takes integers");
+        return Type::error();
+      }
+      if (a.positional[0]->value->const_value && a.positional[1]->value->const_value) e.const_value = eval_const(e, true);
+      return t;
+    }
+    case ResultRule::IndexOnly: break;  // reported above, before its arguments
+    case ResultRule::Creation: {
+      ast::Arg* type_arg = a.positional[0];
+      if (type_arg->kind != ast::Arg::Kind::Type) {
+        diags_.report(DiagCode::BadArgument, type_arg->range,
+                      "the first argument of `" + f + "` is a dtype and shape, e.g. `f32[8, 128]`");
+        return Type::error();
+      }
+      auto shape = eval_shape(type_arg->type->dims, type_arg->type->range);
+      if (!shape) return Type::error();
+      DType dtype = type_arg->type->dtype;
+      if (id == BuiltinId::Full) {
+        ast::Expr* v = value_arg(a.positional[1], diags_);
+        if (!v) return Type::error();
+        expect_scalar(*v, dtype, "the fill value");
+      } else if (id == BuiltinId::Iota) {
+        ast::Expr* axis = value_arg(a.positional[1], diags_);
+        if (!axis) return Type::error();
+        auto k = eval_const(*axis);
+        if (!k) return Type::error();
+        axis->const_value = k;
+        if (*k < 0 || *k >= static_cast<int64_t>(shape->size())) {
+          diags_.report(DiagCode::StaticOutOfBounds, axis->range,
+                        "axis " + std::to_string(*k) + " does not exist in a tile of rank " + std::to_string(shape->size()));
+          return Type::error();
+        }
+        if (dtype == DType::Bool) {
+          diags_.report(DiagCode::TypeMismatch, type_arg->range, "`iota` needs a numeric dtype");
+          return Type::error();
+        }
+      }
+      return Type::value(dtype, *shape);
+    }
+    case ResultRule::FloatUnary: {
+      Type t = value_of(a.positional[0]);
+      if (t.is_error()) return t;
+      if (t.weak) {
+        if (!is_float(t.dtype)) {
+          diags_.report(DiagCode::TypeMismatch, a.positional[0]->range,
+                        "`" + f + "` takes a float; write a float literal or cast");
+          return Type::error();
+        }
+        t.weak = false;
+      }
       if (!is_float(t.dtype)) {
         diags_.report(DiagCode::TypeMismatch, a.positional[0]->range,
-                      "`" + f + "` takes a float; write a float literal or cast");
+                      "`" + f + "` takes a float dtype, not `" + dtype_str(t.dtype) + "`");
         return Type::error();
       }
-      t.weak = false;
+      return t;
     }
-    if (!is_float(t.dtype)) {
-      diags_.report(DiagCode::TypeMismatch, a.positional[0]->range,
-                    "`" + f + "` takes a float dtype, not `" + dtype_str(t.dtype) + "`");
-      return Type::error();
-    }
-    return t;
-  }
-  if (f == "maximum" || f == "minimum" || f == "where") {
-    size_t n = f == "where" ? 3 : 2;
-    CallArgs a = args_of(n, n, {});
-    if (!a.ok) return Type::error();
-    size_t first = 0;
-    Shape cond_shape;
-    if (f == "where") {
-      Type c = value(a.positional[0]);
-      if (c.is_error()) return c;
-      if (c.dtype != DType::Bool) {
-        diags_.report(DiagCode::TypeMismatch, a.positional[0]->range, "the condition of `where` must be `bool`");
+    case ResultRule::Elementwise: {
+      // maximum(a, b), minimum(a, b); where(c, a, b) has a condition first.
+      const bool where = id == BuiltinId::Where;
+      size_t first = 0;
+      Shape cond_shape;
+      if (where) {
+        Type c = value_of(a.positional[0]);
+        if (c.is_error()) return c;
+        if (c.dtype != DType::Bool) {
+          diags_.report(DiagCode::TypeMismatch, a.positional[0]->range, "the condition of `where` must be `bool`");
+          return Type::error();
+        }
+        cond_shape = c.shape;
+        first = 1;
+      }
+      Type x = value_of(a.positional[first]);
+      Type y = value_of(a.positional[first + 1]);
+      if (x.is_error() || y.is_error()) return Type::error();
+      Type t = unify(*a.positional[first]->value, *a.positional[first + 1]->value, e.range, f.c_str());
+      if (t.is_error()) return t;
+      if (!where && !is_numeric(t.dtype)) {
+        diags_.report(DiagCode::TypeMismatch, e.range, "`" + f + "` takes numbers");
         return Type::error();
       }
-      cond_shape = c.shape;
-      first = 1;
-    }
-    Type x = value(a.positional[first]);
-    Type y = value(a.positional[first + 1]);
-    if (x.is_error() || y.is_error()) return Type::error();
-    Type t = unify(*a.positional[first]->value, *a.positional[first + 1]->value, e.range, f.c_str());
-    if (t.is_error()) return t;
-    if (f != "where" && !is_numeric(t.dtype)) {
-      diags_.report(DiagCode::TypeMismatch, e.range, "`" + f + "` takes numbers");
-      return Type::error();
-    }
-    auto shape = broadcast_shapes(t.shape, cond_shape);
-    if (!shape) {
-      diags_.report(DiagCode::ShapeMismatch, e.range, "the condition of `where` does not broadcast with its values");
-      return Type::error();
-    }
-    t.shape = *shape;
-    return t;
-  }
-  if (f == "sum" || f == "max" || f == "min") {
-    CallArgs a = args_of(1, 1, {"axis", "keepdims"});
-    if (!a.ok) return Type::error();
-    Type t = value(a.positional[0]);
-    if (t.is_error()) return t;
-    t = materialize(*a.positional[0]->value, t);
-    if (!is_numeric(t.dtype)) {
-      diags_.report(DiagCode::TypeMismatch, a.positional[0]->range, "`" + f + "` takes numbers");
-      return Type::error();
-    }
-    bool keepdims = false;
-    if (ast::Arg* k = a.keyword("keepdims")) {
-      if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
-        diags_.report(DiagCode::NotConstant, k->value->range, "`keepdims` must be `true` or `false`");
+      auto shape = broadcast_shapes(t.shape, cond_shape);
+      if (!shape) {
+        diags_.report(DiagCode::ShapeMismatch, e.range, "the condition of `where` does not broadcast with its values");
         return Type::error();
       }
-      keepdims = k->value->bool_value;
-      k->value->type = Type::value(DType::Bool);
+      t.shape = *shape;
+      return t;
     }
-    ast::Arg* axis_arg = a.keyword("axis");
-    if (!axis_arg) {
-      return Type::value(t.dtype, keepdims ? Shape(t.shape.size(), 1) : Shape{});
-    }
-    auto axis = eval_const(*axis_arg->value);
-    if (!axis) return Type::error();
-    if (*axis < 0 || *axis >= static_cast<int64_t>(t.shape.size())) {
-      diags_.report(DiagCode::StaticOutOfBounds, axis_arg->value->range,
-                    "axis " + std::to_string(*axis) + " does not exist in " + type_string(t));
-      return Type::error();
-    }
-    axis_arg->value->const_value = axis;
-    Shape shape = t.shape;
-    if (keepdims) shape[*axis] = 1;
-    else shape.erase(shape.begin() + *axis);
-    return Type::value(t.dtype, shape);
-  }
-  if (f == "broadcast" || f == "reshape") {
-    CallArgs a = args_of(2, 2, {});
-    if (!a.ok) return Type::error();
-    Type t = value(a.positional[0]);
-    if (t.is_error()) return t;
-    t = materialize(*a.positional[0]->value, t);
-    ast::Arg* shape_arg = a.positional[1];
-    if (shape_arg->kind != ast::Arg::Kind::Shape) {
-      diags_.report(DiagCode::BadArgument, shape_arg->range, "`" + f + "` takes a shape list such as `[8, 128]`");
-      return Type::error();
-    }
-    auto shape = eval_shape(shape_arg->shape, shape_arg->range);
-    if (!shape) return Type::error();
-    if (f == "broadcast") {
-      auto b = broadcast_shapes(t.shape, *shape);
-      if (!b || *b != *shape) {
-        diags_.report(DiagCode::ShapeMismatch, e.range,
-                      "cannot broadcast " + shape_string(t.shape) + " to " + shape_string(*shape));
+    case ResultRule::Reduction: {
+      Type t = value_of(a.positional[0]);
+      if (t.is_error()) return t;
+      t = materialize(*a.positional[0]->value, t);
+      if (!is_numeric(t.dtype)) {
+        diags_.report(DiagCode::TypeMismatch, a.positional[0]->range, "`" + f + "` takes numbers");
         return Type::error();
       }
-    } else if (Type::value(t.dtype, *shape).element_count() != t.element_count()) {
-      diags_.report(DiagCode::ShapeMismatch, e.range,
-                    "cannot reshape " + shape_string(t.shape) + " (" + std::to_string(t.element_count()) +
-                        " elements) to " + shape_string(*shape));
-      return Type::error();
-    }
-    return Type::value(t.dtype, *shape);
-  }
-  if (f == "transpose") {
-    CallArgs a = args_of(1, 1, {});
-    if (!a.ok) return Type::error();
-    Type t = value(a.positional[0]);
-    if (t.is_error()) return t;
-    if (t.shape.size() != 2) {
-      diags_.report(DiagCode::ShapeMismatch, a.positional[0]->range, "`transpose` takes a 2-D tile, not " + type_string(t));
-      return Type::error();
-    }
-    return Type::value(t.dtype, {t.shape[1], t.shape[0]});
-  }
-  if (f == "dot") {
-    // dot(a, b, dtype=T, trans_a=…, trans_b=…) (spec section 9; the
-    // accumulator for 64-bit inputs is kdt's decision, docs/language.md).
-    CallArgs a = args_of(2, 2, {"dtype", "trans_a", "trans_b"});
-    if (!a.ok) return Type::error();
-    Type x = value(a.positional[0]);
-    Type y = value(a.positional[1]);
-    if (x.is_error() || y.is_error()) return Type::error();
-    bool trans[2] = {false, false};
-    bool flags_ok = true;
-    for (int i = 0; i < 2; ++i) {
-      const char* word = i == 0 ? "trans_a" : "trans_b";
-      if (ast::Arg* k = a.keyword(word)) {
+      bool keepdims = false;
+      if (ast::Arg* k = a.keyword(Keyword::Keepdims)) {
         if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
-          diags_.report(DiagCode::NotConstant, k->value->range, std::string("`") + word + "` must be `true` or `false`");
-          flags_ok = false;
+          diags_.report(DiagCode::NotConstant, k->value->range, "`keepdims` must be `true` or `false`");
+          return Type::error();
+        }
+        keepdims = k->value->bool_value;
+        k->value->type = Type::value(DType::Bool);
+        call[Keyword::Keepdims].flag = keepdims;
+      }
+      ast::Arg* axis_arg = a.keyword(Keyword::Axis);
+      if (!axis_arg) {
+        return Type::value(t.dtype, keepdims ? Shape(t.shape.size(), 1) : Shape{});
+      }
+      auto axis = eval_const(*axis_arg->value);
+      if (!axis) return Type::error();
+      if (*axis < 0 || *axis >= static_cast<int64_t>(t.shape.size())) {
+        diags_.report(DiagCode::StaticOutOfBounds, axis_arg->value->range,
+                      "axis " + std::to_string(*axis) + " does not exist in " + type_string(t));
+        return Type::error();
+      }
+      axis_arg->value->const_value = axis;
+      call[Keyword::Axis].constant = axis;
+      Shape shape = t.shape;
+      if (keepdims) shape[*axis] = 1;
+      else shape.erase(shape.begin() + *axis);
+      return Type::value(t.dtype, shape);
+    }
+    case ResultRule::ShapeList: {
+      Type t = value_of(a.positional[0]);
+      if (t.is_error()) return t;
+      t = materialize(*a.positional[0]->value, t);
+      ast::Arg* shape_arg = a.positional[1];
+      if (shape_arg->kind != ast::Arg::Kind::Shape) {
+        diags_.report(DiagCode::BadArgument, shape_arg->range, "`" + f + "` takes a shape list such as `[8, 128]`");
+        return Type::error();
+      }
+      auto shape = eval_shape(shape_arg->shape, shape_arg->range);
+      if (!shape) return Type::error();
+      if (id == BuiltinId::Broadcast) {
+        auto b = broadcast_shapes(t.shape, *shape);
+        if (!b || *b != *shape) {
+          diags_.report(DiagCode::ShapeMismatch, e.range,
+                        "cannot broadcast " + shape_string(t.shape) + " to " + shape_string(*shape));
+          return Type::error();
+        }
+      } else if (Type::value(t.dtype, *shape).element_count() != t.element_count()) {
+        diags_.report(DiagCode::ShapeMismatch, e.range,
+                      "cannot reshape " + shape_string(t.shape) + " (" + std::to_string(t.element_count()) +
+                          " elements) to " + shape_string(*shape));
+        return Type::error();
+      }
+      return Type::value(t.dtype, *shape);
+    }
+    case ResultRule::Transposed: {
+      Type t = value_of(a.positional[0]);
+      if (t.is_error()) return t;
+      if (t.shape.size() != 2) {
+        diags_.report(DiagCode::ShapeMismatch, a.positional[0]->range, "`" + f + "` takes a 2-D tile, not " + type_string(t));
+        return Type::error();
+      }
+      return Type::value(t.dtype, {t.shape[1], t.shape[0]});
+    }
+    case ResultRule::Dot: return check_dot(e, a, call);
+    case ResultRule::ViewLoad:
+    case ResultRule::Void:
+    case ResultRule::SemValue: return check_memory_call(e, a, call);
+  }
+  return Type::error();
+}
+
+// dot(a, b, dtype=T, trans_a=…, trans_b=…) (spec section 9; the accumulator
+// for 64-bit inputs is kdt's decision, docs/language.md).
+Type Checker::check_dot(ast::Expr& e, const CallArgs& a, ResolvedCall& call) {
+  Type x = value_of(a.positional[0]);
+  Type y = value_of(a.positional[1]);
+  if (x.is_error() || y.is_error()) return Type::error();
+  bool trans[2] = {false, false};
+  bool flags_ok = true;
+  for (int i = 0; i < 2; ++i) {
+    const Keyword word = i == 0 ? Keyword::TransA : Keyword::TransB;
+    if (ast::Arg* k = a.keyword(word)) {
+      if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
+        diags_.report(DiagCode::NotConstant, k->value->range,
+                      std::string("`") + keyword_name(word) + "` must be `true` or `false`");
+        flags_ok = false;
+      } else {
+        trans[i] = k->value->bool_value;
+        k->value->type = Type::value(DType::Bool);
+        call[word].flag = trans[i];
+      }
+    }
+  }
+  std::optional<DType> result;
+  if (ast::Arg* k = a.keyword(Keyword::Dtype)) {
+    result = is_dtype_name(k->value.get()) ? dtype_from_name(k->value->spelling) : std::nullopt;
+    if (!result) {
+      diags_.report(DiagCode::BadArgument, k->value->range, "`dtype=` takes a dtype such as `f32` or `bf16`");
+      flags_ok = false;
+    } else if (*result == DType::Bool) {
+      diags_.report(DiagCode::BadArgument, k->value->range, "the result of `dot` is numeric; `dtype=bool` is not allowed");
+      flags_ok = false;
+    }
+    if (result) call[Keyword::Dtype].dtype = *result;
+  }
+  if (!flags_ok) return Type::error();
+  // [M, K] x [K, N]; trans_a takes `a` as [K, M], trans_b `b` as [N, K].
+  if (x.shape.size() != 2 || y.shape.size() != 2 || x.shape[trans[0] ? 0 : 1] != y.shape[trans[1] ? 1 : 0]) {
+    std::string wanted = std::string(trans[0] ? "[K, M]" : "[M, K]") + " x " + (trans[1] ? "[N, K]" : "[K, N]");
+    std::string with = trans[0] && trans[1] ? " with `trans_a=true, trans_b=true`"
+                       : trans[0]           ? " with `trans_a=true`"
+                       : trans[1]           ? " with `trans_b=true`"
+                                            : "";
+    diags_.report(DiagCode::ShapeMismatch, e.range,
+                  "`dot`" + with + " takes " + wanted + ", not " + shape_string(x.shape) + " x " + shape_string(y.shape));
+    return Type::error();
+  }
+  if (x.dtype != y.dtype || x.dtype == DType::Bool) {
+    diags_.report(DiagCode::TypeMismatch, e.range,
+                  "`dot` takes two operands of one numeric dtype, not `" + dtype_str(x.dtype) + "` and `" +
+                      dtype_str(y.dtype) + "`");
+    return Type::error();
+  }
+  // Then one rounding to `dtype=` when given.
+  return Type::value(result.value_or(dot_accumulator(x.dtype)), {x.shape[trans[0] ? 1 : 0], y.shape[trans[1] ? 0 : 1]});
+}
+
+// load, store, the DMAs and the semaphore operations.
+Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& call) {
+  const std::string& f = e.spelling;
+  switch (call.id) {
+    case BuiltinId::Load:
+    case BuiltinId::Store: {
+      bool is_store = call.id == BuiltinId::Store;
+      ast::Expr* view_expr = value_arg(a.positional[0], diags_);
+      if (!view_expr) return Type::error();
+      View v = check_view(*view_expr, is_store, a.keyword(Keyword::Mask) != nullptr);
+      if (!v.ok) return Type::error();
+      DType dtype = v.ref->type.dtype;
+      if (ast::Arg* m = a.keyword(Keyword::Mask)) expect_value(*m->value, Type::value(DType::Bool, v.shape), "the mask");
+      if (is_store) {
+        ast::Expr* val = value_arg(a.positional[1], diags_);
+        if (val) expect_value(*val, Type::value(dtype, v.shape), "the stored value");
+        return Type::void_type();
+      }
+      if (ast::Arg* o = a.keyword(Keyword::Other)) expect_scalar(*o->value, dtype, "`other`");
+      return Type::value(dtype, v.shape);
+    }
+    case BuiltinId::DmaStart: {
+      ast::Expr* src = value_arg(a.positional[0], diags_);
+      ast::Expr* dst = value_arg(a.positional[1], diags_);
+      ast::Expr* sem = value_arg(a.positional[2], diags_);
+      if (!src || !dst || !sem) return Type::error();
+      View vs = check_view(*src, false);
+      View vd = check_view(*dst, true);
+      lookup_sem(*sem, SemKind::Dma, f.c_str());
+      bool add = false;
+      if (ast::Arg* k = a.keyword(Keyword::Add)) {
+        if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
+          diags_.report(DiagCode::NotConstant, k->value->range, "`add` must be `true` or `false`");
         } else {
-          trans[i] = k->value->bool_value;
+          add = k->value->bool_value;
           k->value->type = Type::value(DType::Bool);
+          call[Keyword::Add].flag = add;
         }
       }
-    }
-    std::optional<DType> result;
-    if (ast::Arg* k = a.keyword("dtype")) {
-      result = is_dtype_name(k->value.get()) ? dtype_from_name(k->value->spelling) : std::nullopt;
-      if (!result) {
-        diags_.report(DiagCode::BadArgument, k->value->range, "`dtype=` takes a dtype such as `f32` or `bf16`");
-        flags_ok = false;
-      } else if (*result == DType::Bool) {
-        diags_.report(DiagCode::BadArgument, k->value->range, "the result of `dot` is numeric; `dtype=bool` is not allowed");
-        flags_ok = false;
+      ast::Arg* device = a.keyword(Keyword::Device);
+      ast::Arg* src_sem = a.keyword(Keyword::SrcSem);
+      if (device) expect_scalar(*device->value, DType::I32, "the device");
+      if (src_sem) lookup_sem(*src_sem->value, SemKind::Dma, f.c_str());
+      if (device && !src_sem) {
+        diags_.report(DiagCode::BadArgument, e.range, "a remote DMA (`device=`) needs `src_sem=`")
+            .fixit(SourceRange{e.range.file, e.range.end - 1, e.range.end - 1}, ", src_sem=SEM");
+      } else if (src_sem && !device) {
+        diags_.report(DiagCode::BadArgument, src_sem->range, "`src_sem=` is only for remote DMAs (with `device=`)");
       }
-    }
-    if (!flags_ok) return Type::error();
-    // [M, K] x [K, N]; trans_a takes `a` as [K, M], trans_b `b` as [N, K].
-    if (x.shape.size() != 2 || y.shape.size() != 2 || x.shape[trans[0] ? 0 : 1] != y.shape[trans[1] ? 1 : 0]) {
-      std::string wanted = std::string(trans[0] ? "[K, M]" : "[M, K]") + " x " + (trans[1] ? "[N, K]" : "[K, N]");
-      std::string with = trans[0] && trans[1] ? " with `trans_a=true, trans_b=true`"
-                         : trans[0]           ? " with `trans_a=true`"
-                         : trans[1]           ? " with `trans_b=true`"
-                                              : "";
-      diags_.report(DiagCode::ShapeMismatch, e.range,
-                    "`dot`" + with + " takes " + wanted + ", not " + shape_string(x.shape) + " x " + shape_string(y.shape));
-      return Type::error();
-    }
-    if (x.dtype != y.dtype || x.dtype == DType::Bool) {
-      diags_.report(DiagCode::TypeMismatch, e.range,
-                    "`dot` takes two operands of one numeric dtype, not `" + dtype_str(x.dtype) + "` and `" +
-                        dtype_str(y.dtype) + "`");
-      return Type::error();
-    }
-    // Accumulation: f32 for f16/bf16/f32, f64 for f64, i32 for integers up
-    // to 32 bits, i64 for i64/u64 (ir/lower.cpp has the same rule); then one
-    // rounding to `dtype=` when given.
-    DType acc = x.dtype == DType::F64                              ? DType::F64
-                : is_float(x.dtype)                                ? DType::F32
-                : x.dtype == DType::I64 || x.dtype == DType::U64 ? DType::I64
-                                                                   : DType::I32;
-    return Type::value(result.value_or(acc), {x.shape[trans[0] ? 1 : 0], y.shape[trans[1] ? 0 : 1]});
-  }
-  if (f == "load" || f == "store") {
-    bool is_store = f == "store";
-    CallArgs a = is_store ? args_of(2, 2, {"mask"}) : args_of(1, 1, {"mask", "other"});
-    if (!a.ok) return Type::error();
-    ast::Expr* view_expr = value_arg(a.positional[0], diags_);
-    if (!view_expr) return Type::error();
-    View v = check_view(*view_expr, is_store, a.keyword("mask") != nullptr);
-    if (!v.ok) return Type::error();
-    DType dtype = v.ref->type.dtype;
-    if (ast::Arg* m = a.keyword("mask")) expect_value(*m->value, Type::value(DType::Bool, v.shape), "the mask");
-    if (is_store) {
-      ast::Expr* val = value_arg(a.positional[1], diags_);
-      if (val) expect_value(*val, Type::value(dtype, v.shape), "the stored value");
+      if (!vs.ok || !vd.ok) return Type::void_type();
+      if (vs.shape != vd.shape) {
+        diags_.report(DiagCode::DmaShapeMismatch, e.range,
+                      "DMA from a view of shape " + shape_string(vs.shape) + " to a view of shape " +
+                          shape_string(vd.shape))
+            .label(src->range, "source " + shape_string(vs.shape))
+            .label(dst->range, "destination " + shape_string(vd.shape));
+      }
+      if (vs.ref->type.dtype != vd.ref->type.dtype) {
+        diags_.report(DiagCode::DmaDtypeMismatch, e.range,
+                      "DMA from `" + dtype_str(vs.ref->type.dtype) + "` to `" + dtype_str(vd.ref->type.dtype) +
+                          "`; DMAs do not convert")
+            .label(src->range, "`" + dtype_str(vs.ref->type.dtype) + "`")
+            .label(dst->range, "`" + dtype_str(vd.ref->type.dtype) + "`");
+      }
+      if (add && vd.ref->type.dtype == DType::Bool) {
+        diags_.report(DiagCode::DmaAddDtype, a.keyword(Keyword::Add)->range, "`add=true` needs a numeric dtype, not `bool`")
+            .label(dst->range, "`bool` destination");
+      }
+      if (device && vd.ref->type.space != MemSpace::Global) {
+        diags_.report(DiagCode::RemoteShared, dst->range,
+                      "a remote DMA must write `@global` memory, but `" + vd.ref->name + "` is `@shared`")
+            .note("declared here", vd.ref->range);
+      }
       return Type::void_type();
     }
-    if (ast::Arg* o = a.keyword("other")) expect_scalar(*o->value, dtype, "`other`");
-    return Type::value(dtype, v.shape);
-  }
-  if (f == "dma_start") {
-    CallArgs a = args_of(3, 3, {"add", "src_sem", "device"});
-    if (!a.ok) return Type::error();
-    ast::Expr* src = value_arg(a.positional[0], diags_);
-    ast::Expr* dst = value_arg(a.positional[1], diags_);
-    ast::Expr* sem = value_arg(a.positional[2], diags_);
-    if (!src || !dst || !sem) return Type::error();
-    View vs = check_view(*src, false);
-    View vd = check_view(*dst, true);
-    lookup_sem(*sem, SemKind::Dma, "dma_start");
-    bool add = false;
-    if (ast::Arg* k = a.keyword("add")) {
-      if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
-        diags_.report(DiagCode::NotConstant, k->value->range, "`add` must be `true` or `false`");
-      } else {
-        add = k->value->bool_value;
-        k->value->type = Type::value(DType::Bool);
-      }
+    case BuiltinId::DmaWait: {
+      ast::Expr* sem = value_arg(a.positional[0], diags_);
+      ast::Expr* view = value_arg(a.positional[1], diags_);
+      if (sem) lookup_sem(*sem, SemKind::Dma, f.c_str());
+      if (view) check_view(*view, false);
+      return Type::void_type();
     }
-    ast::Arg* device = a.keyword("device");
-    ast::Arg* src_sem = a.keyword("src_sem");
-    if (device) expect_scalar(*device->value, DType::I32, "the device");
-    if (src_sem) lookup_sem(*src_sem->value, SemKind::Dma, "dma_start");
-    if (device && !src_sem) {
-      diags_.report(DiagCode::BadArgument, e.range, "a remote DMA (`device=`) needs `src_sem=`")
-          .fixit(SourceRange{e.range.file, e.range.end - 1, e.range.end - 1}, ", src_sem=SEM");
-    } else if (src_sem && !device) {
-      diags_.report(DiagCode::BadArgument, src_sem->range, "`src_sem=` is only for remote DMAs (with `device=`)");
-    }
-    if (!vs.ok || !vd.ok) return Type::void_type();
-    if (vs.shape != vd.shape) {
-      diags_.report(DiagCode::DmaShapeMismatch, e.range,
-                    "DMA from a view of shape " + shape_string(vs.shape) + " to a view of shape " +
-                        shape_string(vd.shape))
-          .label(src->range, "source " + shape_string(vs.shape))
-          .label(dst->range, "destination " + shape_string(vd.shape));
-    }
-    if (vs.ref->type.dtype != vd.ref->type.dtype) {
-      diags_.report(DiagCode::DmaDtypeMismatch, e.range,
-                    "DMA from `" + dtype_str(vs.ref->type.dtype) + "` to `" + dtype_str(vd.ref->type.dtype) +
-                        "`; DMAs do not convert")
-          .label(src->range, "`" + dtype_str(vs.ref->type.dtype) + "`")
-          .label(dst->range, "`" + dtype_str(vd.ref->type.dtype) + "`");
-    }
-    if (add && vd.ref->type.dtype == DType::Bool) {
-      diags_.report(DiagCode::DmaAddDtype, a.keyword("add")->range, "`add=true` needs a numeric dtype, not `bool`")
-          .label(dst->range, "`bool` destination");
-    }
-    if (device && vd.ref->type.space != MemSpace::Global) {
-      diags_.report(DiagCode::RemoteShared, dst->range,
-                    "a remote DMA must write `@global` memory, but `" + vd.ref->name + "` is `@shared`")
-          .note("declared here", vd.ref->range);
-    }
-    return Type::void_type();
-  }
-  if (f == "dma_wait") {
-    CallArgs a = args_of(2, 2, {});
-    if (!a.ok) return Type::error();
-    ast::Expr* sem = value_arg(a.positional[0], diags_);
-    ast::Expr* view = value_arg(a.positional[1], diags_);
-    if (sem) lookup_sem(*sem, SemKind::Dma, "dma_wait");
-    if (view) check_view(*view, false);
-    return Type::void_type();
-  }
-  if (f == "sem_signal" || f == "sem_wait" || f == "sem_read") {
-    bool read = f == "sem_read";
-    CallArgs a = read ? args_of(1, 1, {}) : f == "sem_signal" ? args_of(1, 2, {"device"}) : args_of(1, 2, {});
-    if (!a.ok) return Type::error();
-    ast::Expr* sem = value_arg(a.positional[0], diags_);
-    if (sem) lookup_sem(*sem, SemKind::Regular, f.c_str());
-    if (a.positional.size() > 1) {
-      if (ast::Expr* n = value_arg(a.positional[1], diags_)) {
-        expect_scalar(*n, DType::I32, "the amount");
-        if (auto v = eval_const(*n, true); v && *v <= 0) {
-          diags_.report(DiagCode::BadArgument, n->range, "the amount must be positive");
+    case BuiltinId::SemSignal:
+    case BuiltinId::SemWait:
+    case BuiltinId::SemRead: {
+      ast::Expr* sem = value_arg(a.positional[0], diags_);
+      if (sem) lookup_sem(*sem, SemKind::Regular, f.c_str());
+      if (a.positional.size() > 1) {
+        if (ast::Expr* n = value_arg(a.positional[1], diags_)) {
+          expect_scalar(*n, DType::I32, "the amount");
+          if (auto v = eval_const(*n, true); v && *v <= 0) {
+            diags_.report(DiagCode::BadArgument, n->range, "the amount must be positive");
+          }
         }
       }
+      if (ast::Arg* d = a.keyword(Keyword::Device)) expect_scalar(*d->value, DType::I32, "the device");
+      return call.id == BuiltinId::SemRead ? Type::value(DType::I32) : Type::void_type();
     }
-    if (ast::Arg* d = a.keyword("device")) expect_scalar(*d->value, DType::I32, "the device");
-    return read ? Type::value(DType::I32) : Type::void_type();
-  }
-  diags_.report(DiagCode::UndefinedName, e.callee_range, "unknown function `" + f + "`");
-  for (ast::Arg& arg : e.args) {
-    if (arg.value) check_expr(*arg.value);
+    default: break;
   }
   return Type::error();
 }

@@ -3,9 +3,11 @@
 // expressions) and builtins.cpp (calls, views and asm blocks).
 #pragma once
 
+#include <array>
 #include <unordered_map>
 #include <vector>
 
+#include "kdt/check/builtin_table.h"
 #include "kdt/check/check.h"
 
 namespace kdt::check {
@@ -15,6 +17,15 @@ struct View {
   const Symbol* ref = nullptr;
   Shape shape;  // the view's shape, dropped dimensions removed
   bool ok = false;
+};
+
+// The arguments of one call, split and validated against its row of the
+// built-in table (builtins.cpp, split_args).
+struct CallArgs {
+  std::vector<ast::Arg*> positional;
+  std::array<ast::Arg*, kKeywordCount> keywords{};
+  bool ok = true;
+  ast::Arg* keyword(Keyword k) const { return keywords[static_cast<size_t>(k)]; }
 };
 
 class Checker {
@@ -32,7 +43,13 @@ class Checker {
   std::optional<Shape> eval_shape(const std::vector<ast::ExprPtr>& dims, SourceRange range);
 
   // builtins.cpp
+  // Resolves a call to its row of the built-in table, records the
+  // ResolvedCall on the node and checks it by the row's result rule.
   Type check_call(ast::Expr& e);
+  Type check_dot(ast::Expr& e, const CallArgs& a, ResolvedCall& call);
+  Type check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& call);
+  // A positional argument that must be a value.
+  Type value_of(ast::Arg* arg);
   // `masked`: the view of a masked load or store, which may reach past the ref.
   // Refs (parameters, scratch) of more than kMaxRefRank dimensions are refused.
   bool ref_rank_ok(const Shape& shape, SourceRange range);

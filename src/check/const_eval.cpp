@@ -80,7 +80,8 @@ std::optional<int64_t> Checker::eval_const(const ast::Expr& e, bool quiet) {
       return out;
     }
     case ast::Expr::Kind::Call: {
-      if (e.spelling != "cdiv") {
+      const BuiltinSpec* callee = find_builtin(e.spelling);
+      if (!callee || callee->id != BuiltinId::Cdiv) {
         return fail(DiagCode::NotConstant, e.range, "`" + e.spelling + "(...)` is not a constant expression");
       }
       if (e.args.size() != 2 || e.args[0].kind != ast::Arg::Kind::Positional ||

@@ -255,56 +255,53 @@ class Lowerer {
       lower_asm(e);
       return;
     }
-    const std::string& f = e.spelling;
-    auto positional = [&](size_t i) -> const ast::Expr& {
-      size_t n = 0;
-      for (const ast::Arg& a : e.args) {
-        if (a.kind == ast::Arg::Kind::Keyword) continue;
-        if (n++ == i) return *a.value;
+    const ResolvedCall& call = *e.call;
+    auto positional = [&](size_t i) -> const ast::Expr& { return *call.positional[i]->value; };
+    switch (call.id) {
+      case BuiltinId::Store: {
+        auto out = stmt(ir::StmtKind::Store, range);
+        out->view = lower_view(positional(0));
+        out->value = lower_expr(positional(1), positional(0).symbol->type.dtype);
+        if (const ast::Expr* m = call.keyword(Keyword::Mask)) out->mask = lower_expr(*m, DType::Bool);
+        current_->push_back(std::move(out));
+        return;
       }
-      return e;
-    };
-    auto keyword = [&](const char* name) -> const ast::Expr* {
-      for (const ast::Arg& a : e.args) {
-        if (a.kind == ast::Arg::Kind::Keyword && a.keyword.text == name) return a.value.get();
+      case BuiltinId::DmaStart: {
+        auto out = stmt(ir::StmtKind::DmaStart, range);
+        out->src = lower_view(positional(0));
+        out->dst = lower_view(positional(1));
+        out->sem = lower_sem(positional(2));
+        if (call.keyword(Keyword::Add)) out->add = call.flag(Keyword::Add);
+        if (const ast::Expr* d = call.keyword(Keyword::Device)) out->device = lower_expr(*d, DType::I32);
+        if (const ast::Expr* s = call.keyword(Keyword::SrcSem)) out->src_sem = lower_sem(*s);
+        out->bytes = bytes_of(*out->src);
+        current_->push_back(std::move(out));
+        return;
       }
-      return nullptr;
-    };
-    if (f == "store") {
-      auto out = stmt(ir::StmtKind::Store, range);
-      out->view = lower_view(positional(0));
-      out->value = lower_expr(positional(1), positional(0).symbol->type.dtype);
-      if (const ast::Expr* m = keyword("mask")) out->mask = lower_expr(*m, DType::Bool);
-      current_->push_back(std::move(out));
-    } else if (f == "dma_start") {
-      auto out = stmt(ir::StmtKind::DmaStart, range);
-      out->src = lower_view(positional(0));
-      out->dst = lower_view(positional(1));
-      out->sem = lower_sem(positional(2));
-      if (const ast::Expr* a = keyword("add")) out->add = a->bool_value;
-      if (const ast::Expr* d = keyword("device")) out->device = lower_expr(*d, DType::I32);
-      if (const ast::Expr* s = keyword("src_sem")) out->src_sem = lower_sem(*s);
-      out->bytes = bytes_of(*out->src);
-      current_->push_back(std::move(out));
-    } else if (f == "dma_wait") {
-      auto out = stmt(ir::StmtKind::DmaWait, range);
-      out->sem = lower_sem(positional(0));
-      out->view = lower_view(positional(1));
-      out->bytes = bytes_of(*out->view);
-      current_->push_back(std::move(out));
-    } else if (f == "sem_signal" || f == "sem_wait") {
-      auto out = stmt(f == "sem_signal" ? ir::StmtKind::SemSignal : ir::StmtKind::SemWait, range);
-      out->sem = lower_sem(positional(0));
-      size_t count = 0;
-      for (const ast::Arg& a : e.args) count += a.kind != ast::Arg::Kind::Keyword;
-      out->amount = count > 1 ? lower_expr(positional(1), DType::I32) : constant(DType::I32, 1, range);
-      if (const ast::Expr* d = keyword("device")) out->device = lower_expr(*d, DType::I32);
-      current_->push_back(std::move(out));
-    } else {
-      // A value-producing call used as a statement: evaluate it for its checks.
-      auto out = stmt(ir::StmtKind::Eval, range);
-      out->value = lower_expr(e, default_dtype(e.type));
-      current_->push_back(std::move(out));
+      case BuiltinId::DmaWait: {
+        auto out = stmt(ir::StmtKind::DmaWait, range);
+        out->sem = lower_sem(positional(0));
+        out->view = lower_view(positional(1));
+        out->bytes = bytes_of(*out->view);
+        current_->push_back(std::move(out));
+        return;
+      }
+      case BuiltinId::SemSignal:
+      case BuiltinId::SemWait: {
+        auto out = stmt(call.id == BuiltinId::SemSignal ? ir::StmtKind::SemSignal : ir::StmtKind::SemWait, range);
+        out->sem = lower_sem(positional(0));
+        out->amount = call.positional.size() > 1 ? lower_expr(positional(1), DType::I32) : constant(DType::I32, 1, range);
+        if (const ast::Expr* d = call.keyword(Keyword::Device)) out->device = lower_expr(*d, DType::I32);
+        current_->push_back(std::move(out));
+        return;
+      }
+      default: {
+        // A value-producing call used as a statement: evaluate it for its checks.
+        auto out = stmt(ir::StmtKind::Eval, range);
+        out->value = lower_expr(e, default_dtype(e.type));
+        current_->push_back(std::move(out));
+        return;
+      }
     }
   }
 
@@ -343,7 +340,7 @@ class Lowerer {
             dim.size = entry->size;
             break;
           case ast::IndexEntry::Kind::DynSlice: {
-            const ast::Expr& start = *entry->first->args[0].value;
+            const ast::Expr& start = *entry->first->call->positional[0]->value;
             dim.size = entry->size;
             set_start(dim, start);
             break;
@@ -527,124 +524,135 @@ class Lowerer {
     return constant(DType::I32, 0, e.range);
   }
 
+  // One case per built-in: the checker resolved the call (e.call) and typed
+  // its keyword arguments.
   ExprPtr lower_call(const ast::Expr& e, const Type& t) {
-    const std::string& f = e.spelling;
-    std::vector<const ast::Arg*> pos;
-    std::map<std::string, const ast::Expr*> kw;
-    for (const ast::Arg& a : e.args) {
-      if (a.kind == ast::Arg::Kind::Keyword) kw[a.keyword.text] = a.value.get();
-      else pos.push_back(&a);
-    }
+    const ResolvedCall& call = *e.call;
+    const std::vector<const ast::Arg*>& pos = call.positional;
     auto operand = [&](size_t i, DType hint) { return lower_expr(*pos[i]->value, hint); };
     auto unary_node = [&](ExprKind kind, DType hint) {
       auto x = make(kind, t, e.range);
       x->operands.push_back(operand(0, hint));
       return x;
     };
-    if (dtype_from_name(f)) {
-      const ast::Expr& v = *pos[0]->value;
-      return unary_node(ExprKind::Cast, default_dtype(v.type));
-    }
-    if (f == "program_id") {
-      auto x = make(ExprKind::ProgramId, t, e.range);
-      x->index = static_cast<int>(pos[0]->value->const_value.value_or(0));
-      return x;
-    }
-    if (f == "num_programs" || f == "num_devices") return constant(DType::I32, e.const_value.value_or(1), e.range);
-    if (f == "device_id") return make(ExprKind::DeviceId, t, e.range);
-    if (f == "cdiv") {
-      // (a + b - 1) / b, in the operands' dtype.
-      Type scalar = Type::value(t.dtype, t.shape);
-      ExprPtr b_minus_1 = binary(ir::BinaryOp::Sub, operand(1, t.dtype), constant(t.dtype, 1, e.range), scalar, e.range);
-      ExprPtr sum = binary(ir::BinaryOp::Add, operand(0, t.dtype), std::move(b_minus_1), scalar, e.range);
-      return binary(ir::BinaryOp::Div, std::move(sum), operand(1, t.dtype), scalar, e.range);
-    }
-    if (f == "zeros" || f == "ones") {
-      auto x = make(ExprKind::Fill, t, e.range);
-      auto c = constant(t.dtype, f == "ones" ? 1 : 0, e.range);
-      x->operands.push_back(std::move(c));
-      return x;
-    }
-    if (f == "full") {
-      auto x = make(ExprKind::Fill, t, e.range);
-      x->operands.push_back(operand(1, t.dtype));
-      return x;
-    }
-    if (f == "iota") {
-      auto x = make(ExprKind::Iota, t, e.range);
-      x->index = static_cast<int>(pos[1]->value->const_value.value_or(0));
-      return x;
-    }
-    if (f == "maximum" || f == "minimum") {
+    // Element-wise math keeps the built-in's name for the emitters.
+    auto math = [&](size_t operands) {
       auto x = make(ExprKind::Math, t, e.range);
-      x->name = f;
-      x->operands.push_back(operand(0, t.dtype));
-      x->operands.push_back(operand(1, t.dtype));
+      x->name = call.spec->name;
+      for (size_t i = 0; i < operands; ++i) x->operands.push_back(operand(i, t.dtype));
       return x;
-    }
-    if (f == "where") {
-      auto x = make(ExprKind::Where, t, e.range);
-      x->operands.push_back(operand(0, DType::Bool));
-      x->operands.push_back(operand(1, t.dtype));
-      x->operands.push_back(operand(2, t.dtype));
-      return x;
-    }
-    if (f == "sum" || f == "max" || f == "min") {
-      auto x = make(ExprKind::Reduce, t, e.range);
-      x->name = f;
-      x->operands.push_back(operand(0, t.dtype));
-      auto axis = kw.find("axis");
-      x->index = axis == kw.end() ? -1 : static_cast<int>(axis->second->const_value.value_or(0));
-      auto keep = kw.find("keepdims");
-      x->keepdims = keep != kw.end() && keep->second->bool_value;
-      return x;
-    }
-    if (f == "broadcast") return unary_node(ExprKind::Broadcast, t.dtype);
-    if (f == "reshape") return unary_node(ExprKind::Reshape, t.dtype);
-    if (f == "transpose") return unary_node(ExprKind::Transpose, t.dtype);
-    if (f == "dot") {
-      // The Dot node computes [M, K] x [K, N] in the accumulator dtype (the
-      // checker's rule, check/builtins.cpp): `trans_a`/`trans_b` become
-      // Transpose operands, `dtype=` a Cast of the result.
-      DType in = pos[0]->value->type.dtype;
-      DType acc = in == DType::F64                             ? DType::F64
-                  : is_float(in)                               ? DType::F32
-                  : in == DType::I64 || in == DType::U64      ? DType::I64
-                                                               : DType::I32;
-      auto x = make(ExprKind::Dot, Type::value(acc, t.shape), e.range);
-      for (size_t i = 0; i < 2; ++i) {
-        ExprPtr op = operand(i, in);
-        auto flag = kw.find(i == 0 ? "trans_a" : "trans_b");
-        if (flag != kw.end() && flag->second->bool_value) {
-          const Shape& s = op->type.shape;
-          auto tr = make(ExprKind::Transpose, Type::value(in, {s[1], s[0]}), pos[i]->range);
-          tr->operands.push_back(std::move(op));
-          op = std::move(tr);
-        }
-        x->operands.push_back(std::move(op));
+    };
+    switch (call.id) {
+      case BuiltinId::Cast: {
+        const ast::Expr& v = *pos[0]->value;
+        return unary_node(ExprKind::Cast, default_dtype(v.type));
       }
-      if (t.dtype == acc) return x;
-      auto cast = make(ExprKind::Cast, t, e.range);
-      cast->operands.push_back(std::move(x));
-      return cast;
+      case BuiltinId::ProgramId: {
+        auto x = make(ExprKind::ProgramId, t, e.range);
+        x->index = static_cast<int>(pos[0]->value->const_value.value_or(0));
+        return x;
+      }
+      case BuiltinId::NumPrograms:
+      case BuiltinId::NumDevices: return constant(DType::I32, e.const_value.value_or(1), e.range);
+      case BuiltinId::DeviceId: return make(ExprKind::DeviceId, t, e.range);
+      case BuiltinId::Cdiv: {
+        // (a + b - 1) / b, in the operands' dtype.
+        Type scalar = Type::value(t.dtype, t.shape);
+        ExprPtr b_minus_1 = binary(ir::BinaryOp::Sub, operand(1, t.dtype), constant(t.dtype, 1, e.range), scalar, e.range);
+        ExprPtr sum = binary(ir::BinaryOp::Add, operand(0, t.dtype), std::move(b_minus_1), scalar, e.range);
+        return binary(ir::BinaryOp::Div, std::move(sum), operand(1, t.dtype), scalar, e.range);
+      }
+      case BuiltinId::Zeros:
+      case BuiltinId::Ones: {
+        auto x = make(ExprKind::Fill, t, e.range);
+        x->operands.push_back(constant(t.dtype, call.id == BuiltinId::Ones ? 1 : 0, e.range));
+        return x;
+      }
+      case BuiltinId::Full: {
+        auto x = make(ExprKind::Fill, t, e.range);
+        x->operands.push_back(operand(1, t.dtype));
+        return x;
+      }
+      case BuiltinId::Iota: {
+        auto x = make(ExprKind::Iota, t, e.range);
+        x->index = static_cast<int>(pos[1]->value->const_value.value_or(0));
+        return x;
+      }
+      case BuiltinId::Exp:
+      case BuiltinId::Log:
+      case BuiltinId::Sqrt:
+      case BuiltinId::Rsqrt:
+      case BuiltinId::Tanh:
+      case BuiltinId::Sin:
+      case BuiltinId::Cos:
+      case BuiltinId::Abs:
+      case BuiltinId::Floor:
+      case BuiltinId::Ceil: return math(1);
+      case BuiltinId::Maximum:
+      case BuiltinId::Minimum: return math(2);
+      case BuiltinId::Where: {
+        auto x = make(ExprKind::Where, t, e.range);
+        x->operands.push_back(operand(0, DType::Bool));
+        x->operands.push_back(operand(1, t.dtype));
+        x->operands.push_back(operand(2, t.dtype));
+        return x;
+      }
+      case BuiltinId::Sum:
+      case BuiltinId::Max:
+      case BuiltinId::Min: {
+        auto x = make(ExprKind::Reduce, t, e.range);
+        x->name = call.spec->name;
+        x->operands.push_back(operand(0, t.dtype));
+        x->index = call.keyword(Keyword::Axis) ? static_cast<int>(call[Keyword::Axis].constant.value_or(0)) : -1;
+        x->keepdims = call.flag(Keyword::Keepdims);
+        return x;
+      }
+      case BuiltinId::Broadcast: return unary_node(ExprKind::Broadcast, t.dtype);
+      case BuiltinId::Reshape: return unary_node(ExprKind::Reshape, t.dtype);
+      case BuiltinId::Transpose: return unary_node(ExprKind::Transpose, t.dtype);
+      case BuiltinId::Dot: {
+        // The Dot node computes [M, K] x [K, N] in the accumulator dtype:
+        // `trans_a`/`trans_b` become Transpose operands, `dtype=` a Cast of
+        // the result.
+        DType in = pos[0]->value->type.dtype;
+        DType acc = dot_accumulator(in);
+        auto x = make(ExprKind::Dot, Type::value(acc, t.shape), e.range);
+        for (size_t i = 0; i < 2; ++i) {
+          ExprPtr op = operand(i, in);
+          if (call.flag(i == 0 ? Keyword::TransA : Keyword::TransB)) {
+            const Shape& s = op->type.shape;
+            auto tr = make(ExprKind::Transpose, Type::value(in, {s[1], s[0]}), pos[i]->range);
+            tr->operands.push_back(std::move(op));
+            op = std::move(tr);
+          }
+          x->operands.push_back(std::move(op));
+        }
+        if (t.dtype == acc) return x;
+        auto cast = make(ExprKind::Cast, t, e.range);
+        cast->operands.push_back(std::move(x));
+        return cast;
+      }
+      case BuiltinId::Load: {
+        auto x = make(ExprKind::Load, t, e.range);
+        x->view = lower_view(*pos[0]->value);
+        if (const ast::Expr* m = call.keyword(Keyword::Mask)) x->mask = lower_expr(*m, DType::Bool);
+        if (const ast::Expr* o = call.keyword(Keyword::Other)) x->other = lower_expr(*o, t.dtype);
+        return x;
+      }
+      case BuiltinId::SemRead: {
+        auto x = make(ExprKind::SemRead, t, e.range);
+        x->sem = lower_sem(*pos[0]->value);
+        return x;
+      }
+      // Statements (lower_effect) and `ds` (an index, lower_view): never values.
+      case BuiltinId::Ds:
+      case BuiltinId::Store:
+      case BuiltinId::DmaStart:
+      case BuiltinId::DmaWait:
+      case BuiltinId::SemSignal:
+      case BuiltinId::SemWait: break;
     }
-    if (f == "load") {
-      auto x = make(ExprKind::Load, t, e.range);
-      x->view = lower_view(*pos[0]->value);
-      if (auto m = kw.find("mask"); m != kw.end()) x->mask = lower_expr(*m->second, DType::Bool);
-      if (auto o = kw.find("other"); o != kw.end()) x->other = lower_expr(*o->second, t.dtype);
-      return x;
-    }
-    if (f == "sem_read") {
-      auto x = make(ExprKind::SemRead, t, e.range);
-      x->sem = lower_sem(*pos[0]->value);
-      return x;
-    }
-    // Unary element-wise math.
-    auto x = make(ExprKind::Math, t, e.range);
-    x->name = f;
-    x->operands.push_back(operand(0, t.dtype));
-    return x;
+    return constant(DType::I32, 0, e.range);
   }
 
   const ast::Kernel& ast_;

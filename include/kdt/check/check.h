@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "kdt/check/builtin_table.h"
 #include "kdt/diag/engine.h"
 #include "kdt/limits.h"
 #include "kdt/syntax/ast.h"
@@ -37,6 +38,9 @@ struct CheckOptions {
 struct CheckedProgram {
   ast::Module module;
   std::deque<Symbol> symbols;
+  // Every call the checker resolved to a built-in; `ast::Expr::call` points
+  // here, as `ast::Expr::symbol` points into `symbols`.
+  std::deque<ResolvedCall> calls;
   std::vector<ast::Kernel*> kernels;  // in declaration order
   std::vector<ast::ConstDecl*> consts;
   // Names given with -D that no `const` declares.

@@ -16,6 +16,7 @@
 
 namespace kdt {
 struct Symbol;
+struct ResolvedCall;
 }
 
 namespace kdt::ast {
@@ -129,6 +130,11 @@ struct Expr {
   Type type;
   const Symbol* symbol = nullptr;
   std::optional<int64_t> const_value;
+  // Call: the built-in it resolved to and its typed arguments
+  // (kdt/check/builtin_table.h). A pointer into the checked program, like
+  // `symbol`, rather than a side table keyed by node: lowering reads it
+  // where it meets the call, and this header needs no checker types.
+  const ResolvedCall* call = nullptr;
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul };
