@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 
+#include "kdt/ptx_cross_thread.h"
+
 namespace kdt::ptx {
 namespace {
 
@@ -99,9 +101,6 @@ struct KdOperand {
   bool written = false;
 };
 
-const std::set<std::string> kCrossThread = {"shfl", "vote", "bar", "barrier", "ldmatrix", "stmatrix", "mma", "wgmma",
-                                            "match", "redux", "activemask", "elect", "bar.sync", "membar", "fence",
-                                            "atom", "red", "cp", "mbarrier", "griddepcontrol"};
 const std::set<std::string> kMemory = {"ld", "st", "ldu", "prefetch", "prefetchu", "cvta", "isspacep", "suld", "sust",
                                        "tex", "tld4", "txq", "suq", "cp", "atom", "red", "stackrestore", "stacksave",
                                        "alloca", "discard", "applypriority", "createpolicy"};
@@ -411,7 +410,7 @@ class Translator {
     }
     const std::string& opc = s.opcode;
     if (kMemory.count(opc)) block("`" + opc + "` accesses memory, which the interpretation path cannot do from inline PTX");
-    if (kCrossThread.count(opc)) block("`" + opc + "` communicates between threads and has no element-wise meaning");
+    if (find_cross_thread(opc)) block("`" + opc + "` communicates between threads and has no element-wise meaning");
     instruction(s);
     if (!mods_.empty()) block("modifier `." + mods_.front() + "` of `" + opc + "` is not honoured exactly by the translation");
   }
