@@ -10,6 +10,7 @@ namespace kdt::gen {
 
 enum class DType { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
 constexpr int kDTypeCount = 13;
+static_assert(kDTypeCount == static_cast<int>(DType::F64) + 1, "kDTypeCount counts the DType enumerators");
 
 const char* dtype_name(DType t);
 int dtype_bytes(DType t);
