@@ -65,17 +65,23 @@ void emit_diagnostics(const Options& options, const std::vector<Diagnostic>& dia
 
 int usage_error(const Options& options, const std::string& message, const std::vector<Diagnostic>& diags,
                 const SourceManager* sources) {
+  return tool_error(options, DiagCode::CommandLine, message, diags, sources);
+}
+
+int tool_error(const Options& options, DiagCode code, const std::string& message, const std::vector<Diagnostic>& diags,
+               const SourceManager* sources) {
   if (options.diag_format == DiagFormat::Text) {
     if (sources) emit_diagnostics(options, diags, *sources);
     std::cerr << "kdt: error: " << message << "\n";
     return 2;
   }
   // Tools reading JSON or SARIF get a document they can parse even here;
-  // a command-line error has no source location and the code `command-line`.
-  nlohmann::json error = {{"kind", "error"}, {"message", message}, {"code", "command-line"},
+  // an error of the tool has no source location, and its Tool code.
+  const char* name = diag_info(code).name;
+  nlohmann::json error = {{"kind", "error"}, {"message", message}, {"code", name},
                           {"locations", nlohmann::json::array()}, {"children", nlohmann::json::array()}};
   std::string text;
-  nlohmann::json result = {{"ruleId", "command-line"}, {"level", "error"}, {"message", {{"text", message}}}};
+  nlohmann::json result = {{"ruleId", name}, {"level", "error"}, {"message", {{"text", message}}}};
   if (sources) {
     // One document: the diagnostics found so far, then the command-line error.
     nlohmann::json doc = nlohmann::json::parse(render(options.diag_format, diags, *sources, false));
@@ -159,9 +165,13 @@ int run_transpile(const Options& options) {
         }
         if (options.emit == EmitKind::Ptx) {
           std::string ptx, error;
-          if (!compile_to_ptx(output, options.arch, ptx, error)) {
-            return usage_error(options, error, c->diags.sorted(), &c->sources);
+          PtxStatus status = compile_to_ptx(output, options.arch, ptx, error);
+          if (status == PtxStatus::ToolchainMissing) {
+            const DiagCode missing = DiagCode::CudaToolchainMissing;
+            return tool_error(options, missing, std::string(diag_info(missing).name) + ": " + error, c->diags.sorted(),
+                              &c->sources);
           }
+          if (status != PtxStatus::Ok) return usage_error(options, error, c->diags.sorted(), &c->sources);
           output = std::move(ptx);
         }
         has_output = true;

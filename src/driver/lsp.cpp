@@ -632,12 +632,9 @@ class Server {
       diagnostics = render_lsp(c.diags.sorted(), c.sources, doc.uri);
     } catch (const std::exception& e) {
       doc.compilation.reset();
-      diagnostics = json::array();
-      diagnostics.push_back({{"range", lsp_range(SourceManager(), SourceRange())},
-                             {"severity", 1},
-                             {"source", "kdt"},
-                             {"code", "internal-error"},
-                             {"message", std::string("kdt: internal error: ") + e.what()}});
+      Diagnostic internal{DiagCode::InternalError, Severity::Error, std::string("kdt: internal error: ") + e.what(),
+                          SourceRange(), {}, {}, {}};
+      diagnostics = render_lsp({internal}, SourceManager(), doc.uri);
     }
     publish(doc.uri, diagnostics, doc.version);
   }

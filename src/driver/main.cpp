@@ -71,7 +71,8 @@ int internal_error(const std::vector<std::string>& args, const std::string& what
     if (value == "json") options.diag_format = kdt::DiagFormat::Json;
     if (value == "sarif") options.diag_format = kdt::DiagFormat::Sarif;
   }
-  kdt::usage_error(options, "internal error: " + what + "; please report this as a bug, with the input that caused it");
+  kdt::tool_error(options, kdt::DiagCode::InternalError,
+                  "internal error: " + what + "; please report this as a bug, with the input that caused it");
   return 3;
 }
 

@@ -193,20 +193,20 @@ int compile_nvcc(const std::string& cuda, const std::string& arch, std::string& 
 
 }  // namespace
 
-bool compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error) {
+PtxStatus compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error) {
   const char* no_cuda = std::getenv("KDT_NO_CUDA");
   bool hidden = no_cuda && *no_cuda && std::string(no_cuda) != "0";
   const char* no_nvrtc = std::getenv("KDT_NO_NVRTC");
   bool skip_nvrtc = no_nvrtc && *no_nvrtc && std::string(no_nvrtc) != "0";
   if (!hidden) {
     int rc = skip_nvrtc ? -1 : compile_nvrtc(cuda, arch, ptx, error);
-    if (rc >= 0) return rc == 1;
+    if (rc >= 0) return rc == 1 ? PtxStatus::Ok : PtxStatus::Failed;
     rc = compile_nvcc(cuda, arch, ptx, error);
-    if (rc >= 0) return rc == 1;
+    if (rc >= 0) return rc == 1 ? PtxStatus::Ok : PtxStatus::Failed;
   }
-  error = "cuda-toolchain-missing: --emit=ptx needs NVRTC (libnvrtc.so in $CUDA_HOME/lib64, /usr/local/cuda/lib64 or "
-          "on the loader path) or nvcc (in $CUDA_HOME/bin, /usr/local/cuda/bin or on PATH); neither was found";
-  return false;
+  error = "--emit=ptx needs NVRTC (libnvrtc.so in $CUDA_HOME/lib64, /usr/local/cuda/lib64 or on the loader path) or "
+          "nvcc (in $CUDA_HOME/bin, /usr/local/cuda/bin or on PATH); neither was found";
+  return PtxStatus::ToolchainMissing;
 }
 
 }  // namespace kdt

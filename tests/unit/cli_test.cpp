@@ -338,6 +338,29 @@ TEST_SUITE("cli") {
     CHECK(harness.err.find("(see kdt run --help)") != std::string::npos);
   }
 
+  TEST_CASE("errors of the tool carry their registered code: cuda-toolchain-missing, command-line") {
+    kdt::test::TempDir tmp;
+    std::string good = tmp.file("good.kd");
+    kdt::test::write_text(good, kGood);
+    std::string kdt_ptx = "KDT_NO_CUDA=1 " + shell_quote(kdt::test::kdt_binary()) + " --emit=ptx " + shell_quote(good) +
+                          " -o " + shell_quote(tmp.file("x.ptx"));
+    RunResult text = kdt::test::run_captured(kdt_ptx);
+    CHECK(text.status == 2);
+    CHECK(text.err.rfind("kdt: error: cuda-toolchain-missing: --emit=ptx needs NVRTC", 0) == 0);
+    for (const char* format : {"json", "sarif"}) {
+      CAPTURE(format);
+      RunResult r = kdt::test::run_captured(kdt_ptx + " --diagnostics-format=" + format);
+      CHECK(r.status == 2);
+      REQUIRE(is_json(r.err));
+      nlohmann::json doc = nlohmann::json::parse(r.err);
+      nlohmann::json code = std::string(format) == "json" ? doc[0]["code"] : doc["runs"][0]["results"][0]["ruleId"];
+      CHECK(code == "cuda-toolchain-missing");
+    }
+    RunResult usage = kdt::test::run_kdt("--frobnicate --diagnostics-format=json " + good);
+    REQUIRE(is_json(usage.err));
+    CHECK(nlohmann::json::parse(usage.err)[0]["code"] == "command-line");
+  }
+
   TEST_CASE("-I adds include search directories, after the including file's own") {
     kdt::test::TempDir tmp;
     fs::create_directories(tmp.path / "lib");

@@ -40,4 +40,10 @@ void emit_diagnostics(const Options& options, const std::vector<Diagnostic>& dia
 int usage_error(const Options& options, const std::string& message, const std::vector<Diagnostic>& diags = {},
                 const SourceManager* sources = nullptr);
 
+// An error of the tool itself, without a source location: `code` is one of
+// the registry's Tool codes (command-line, cuda-toolchain-missing,
+// internal-error). Reported like usage_error; returns 2.
+int tool_error(const Options& options, DiagCode code, const std::string& message,
+               const std::vector<Diagnostic>& diags = {}, const SourceManager* sources = nullptr);
+
 }  // namespace kdt

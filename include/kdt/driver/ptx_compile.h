@@ -7,8 +7,13 @@
 
 namespace kdt {
 
-// Compiles CUDA C++ to PTX for `arch`. On failure returns false and sets
-// `error` (a missing toolchain says so: `cuda-toolchain-missing`).
-bool compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error);
+enum class PtxStatus {
+  Ok,
+  Failed,            // NVRTC or nvcc refused the CUDA (`error` has its log)
+  ToolchainMissing,  // neither was found (`error` says where kdt looked)
+};
+
+// Compiles CUDA C++ to PTX for `arch`; anything but Ok sets `error`.
+PtxStatus compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error);
 
 }  // namespace kdt
