@@ -25,14 +25,17 @@ namespace kdt::emit {
 using ir::Expr;
 using ir::ExprKind;
 
-// What distinguishes the targets in the code the base prints.
+// What distinguishes the targets in the code the base prints. Both
+// runtime preludes have one operator API: `op_add(a, b)`, `maximum(a, b)`,
+// `math::exp(x)`, `cmp_value(h)` deduce their type from the operands (the
+// emitted operands have exactly the KD dtype's C type); `int_div<T>`,
+// `shl<T>`, `convert<T>` name it.
 struct TargetSpelling {
   const char* runtime;        // namespace of the runtime prelude: kdt_rt or kdt_cu
   const char* temp_suffix;    // appended to internal names ("_" keeps KD names free on CUDA)
   const char* flat_prefix;    // first letter of an element loop's flat index
   bool flat_loops;            // an element loop may run one flat counter without per-dimension indices
   bool loads_ahead;           // loads are evaluated (and checked) ahead of the expression around them
-  bool explicit_operand_type; // operators are called as op<T>(a, b) rather than op(a, b)
 };
 
 class CLikeEmitter {
@@ -46,8 +49,6 @@ class CLikeEmitter {
   std::string ctype(DType t) const { return c_type(t, target_.runtime); }
   // `name` in the runtime's namespace.
   std::string rt(const std::string& name) const { return std::string(target_.runtime) + "::" + name; }
-  // `<T>` where the target's operators take their type explicitly.
-  std::string operand_type(const std::string& T) const { return target_.explicit_operand_type ? "<" + T + ">" : ""; }
   std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++) + target_.temp_suffix; }
   std::string local_name(int l) const { return k_.locals[l].name; }
   // A new element loop over `shape`: one index per dimension and a flat index.
@@ -113,6 +114,20 @@ class CLikeEmitter {
   }
   // Offset in the source tile of element (ctx) of a tile slice.
   std::string tile_slice_offset(const Expr& e, const LoopCtx& ctx);
+  // What both targets' reductions start from: the operand as an array and
+  // the result declared; f16/bf16 accumulate in f32 (spec section 1).
+  struct Reduction {
+    std::string src;     // the operand's elements, row-major
+    bool sum = false;    // sum (else max or min)
+    bool narrow = false; // f16/bf16: the accumulator is a float
+    std::string acc_t;   // the accumulator's C type
+  };
+  Reduction begin_reduction(const Expr& e, const std::string& name);
+  // An element as the accumulator's type, and the accumulator as the result's.
+  std::string to_acc(const Reduction& r, const std::string& v) const { return r.narrow ? rt("to_f32(") + v + ")" : v; }
+  std::string from_acc(const Expr& e, const Reduction& r, const std::string& acc) const {
+    return r.narrow ? rt("convert<") + ctype(e.type.dtype) + ">(" + acc + ")" : acc;
+  }
   bool reads_ref(const Expr& e, int ref) const;
   static bool same_view(const ir::View& a, const ir::View& b);
   static bool is_materialized_kind(ExprKind k) {
@@ -131,7 +146,6 @@ class CLikeEmitter {
   virtual std::string checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) = 0;
   // The divisor of an integer `/` or `%` as the target checks it.
   virtual std::string divisor(const Expr& e, const std::string& b) = 0;
-  virtual std::string compare(DType t, const std::string& a, const std::string& op, const std::string& b) = 0;
   // The non-element-wise values.
   virtual void reduce(const Expr& e, const std::string& name) = 0;
   virtual void dot(const Expr& e, const std::string& name) = 0;

@@ -132,9 +132,9 @@ std::string CLikeEmitter::elem(const Expr& e, const LoopCtx& ctx) {
     case ExprKind::Cast: return rt("convert<") + T + ">(" + operand(0) + ")";
     case ExprKind::Math:
       if (e.name == "maximum" || e.name == "minimum") {
-        return rt(e.name) + operand_type(T) + "(" + operand(0) + ", " + operand(1) + ")";
+        return rt(e.name) + "(" + operand(0) + ", " + operand(1) + ")";
       }
-      return rt("math::" + e.name) + operand_type(T) + "(" + operand(0) + ")";
+      return rt("math::" + e.name) + "(" + operand(0) + ")";
     case ExprKind::Fill: return operand(0);
     case ExprKind::Iota: {
       // The iota may be broadcast into the loop's shape (right-aligned):
@@ -171,7 +171,7 @@ std::string CLikeEmitter::binary(const Expr& e, const std::string& a, const std:
   DType t = e.operands[0]->type.dtype;
   std::string T = ctype(t);
   auto call = [&](const char* op, const std::string& x, const std::string& y) {
-    return rt(op) + operand_type(T) + "(" + x + ", " + y + ")";
+    return rt(op) + "(" + x + ", " + y + ")";
   };
   using Op = ir::BinaryOp;
   switch (e.binary) {
@@ -194,7 +194,10 @@ std::string CLikeEmitter::binary(const Expr& e, const std::string& a, const std:
     default: break;
   }
   static const char* const cmp[] = {"<", "<=", ">", ">=", "==", "!="};
-  return compare(t, a, cmp[static_cast<int>(e.binary) - static_cast<int>(Op::Lt)], b);
+  std::string op = cmp[static_cast<int>(e.binary) - static_cast<int>(Op::Lt)];
+  // 16-bit floats compare as the f32 they hold.
+  if (t == DType::F16 || t == DType::BF16) return "(" + rt("cmp_value(") + a + ") " + op + " " + rt("cmp_value(") + b + "))";
+  return "(" + a + " " + op + " " + b + ")";
 }
 
 std::string CLikeEmitter::materialize(const Expr& e) {
@@ -236,6 +239,16 @@ std::string CLikeEmitter::materialize_array(const Expr& e) {
   }
   materialized_[&e] = name;
   return name;
+}
+
+CLikeEmitter::Reduction CLikeEmitter::begin_reduction(const Expr& e, const std::string& name) {
+  Reduction r;
+  r.src = materialize_array(*e.operands[0]);
+  declare_temp(e, name);
+  r.sum = e.name == "sum";
+  r.narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
+  r.acc_t = r.narrow ? "float" : ctype(e.type.dtype);
+  return r;
 }
 
 bool CLikeEmitter::reads_ref(const Expr& e, int ref) const {

@@ -114,7 +114,6 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // element instead.
   std::string checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) override;
   std::string divisor(const Expr& e, const std::string& b) override;
-  std::string compare(DType t, const std::string& a, const std::string& op, const std::string& b) override;
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
   void transpose(const Expr& e, const std::string& name) override;

@@ -76,11 +76,6 @@ std::string CppKernelEmitter::divisor(const Expr& e, const std::string& b) {
   return "kdt_rt::checked_divisor<" + ctype(e.operands[0]->type.dtype) + ">(" + b + ", " + loc(e.range) + ")";
 }
 
-std::string CppKernelEmitter::compare(DType t, const std::string& a, const std::string& op, const std::string& b) {
-  if (t == DType::F16 || t == DType::BF16) return "(kdt_rt::cmp_value(" + a + ") " + op + " kdt_rt::cmp_value(" + b + "))";
-  return "(" + a + " " + op + " " + b + ")";
-}
-
 std::string CppKernelEmitter::load(const Expr& e, const LoopCtx& ctx) {
   std::string T = ctype(e.type.dtype);
   const std::vector<std::string>& starts = view_starts_.at(&e);
@@ -313,25 +308,19 @@ void CppKernelEmitter::asm_stmt(const ir::Stmt& s) {
 }
 
 void CppKernelEmitter::reduce(const Expr& e, const std::string& name) {
-  std::string T = ctype(e.type.dtype);
   const Shape& shape = e.type.shape;
   int64_t n = count_of(shape);
-  const Expr& x = *e.operands[0];
-  std::string src = materialize_array(x);
-  const Shape& xs = x.type.shape;
-  declare_temp(e, name);
-  bool sum = e.name == "sum";
-  // f16/bf16 reductions accumulate in f32 (spec section 1).
-  bool narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
-  std::string acc_t = narrow ? "float" : T;
-  auto value = [&](const std::string& v) { return narrow ? "kdt_rt::to_f32(" + v + ")" : v; };
+  const Shape& xs = e.operands[0]->type.shape;
+  const Reduction r = begin_reduction(e, name);
+  const std::string& src = r.src;
+  const std::string& acc_t = r.acc_t;
+  const bool sum = r.sum;
+  auto value = [&](const std::string& v) { return to_acc(r, v); };
   auto combine = [&](const std::string& acc, const std::string& v) {
-    if (sum) return narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
+    if (sum) return r.narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
     return std::string(e.name == "max" ? "kdt_rt::maximum(" : "kdt_rt::minimum(") + acc + ", " + v + ")";
   };
-  auto finish = [&](const std::string& acc) {
-    return narrow ? "kdt_rt::convert<" + T + ">(" + acc + ")" : acc;
-  };
+  auto finish = [&](const std::string& acc) { return from_acc(e, r, acc); };
   if (e.index < 0) {
     std::string xs0 = xs.empty() ? src : src + "[0]";
     w_.open("{");

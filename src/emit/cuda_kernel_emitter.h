@@ -138,7 +138,6 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // The GPU has no run-time checks.
   std::string checked_start(const std::string& value, const ir::View&, size_t, bool) override { return value; }
   std::string divisor(const Expr&, const std::string& b) override { return b; }
-  std::string compare(DType t, const std::string& a, const std::string& op, const std::string& b) override;
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
   void transpose(const Expr& e, const std::string& name) override;

@@ -159,10 +159,6 @@ std::string KernelEmitter::load(const Expr& e, const LoopCtx& ctx) {
   return "(" + elem(*e.mask, ctx) + " ? " + access + " : " + other + ")";
 }
 
-std::string KernelEmitter::compare(DType, const std::string& a, const std::string& op, const std::string& b) {
-  return "(kdt_cu::cmp_value(" + a + ") " + op + " kdt_cu::cmp_value(" + b + "))";
-}
-
 std::string KernelEmitter::declare_temp(const Expr& e, const std::string& name) {
   std::string T = ctype(e.type.dtype);
   if (e.type.shape.empty()) {
@@ -175,18 +171,15 @@ std::string KernelEmitter::declare_temp(const Expr& e, const std::string& name) 
 }
 
 void KernelEmitter::reduce(const Expr& e, const std::string& name) {
-  std::string T = ctype(e.type.dtype);
   const Shape& shape = e.type.shape;
-  const Expr& x = *e.operands[0];
-  std::string src = materialize_array(x);
-  const Shape& xs = x.type.shape;
-  declare_temp(e, name);
-  bool sum = e.name == "sum";
-  bool narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
-  std::string acc_t = narrow ? "float" : T;
-  auto value = [&](const std::string& v) { return narrow ? "kdt_cu::to_f32(" + v + ")" : v; };
+  const Shape& xs = e.operands[0]->type.shape;
+  const Reduction r = begin_reduction(e, name);
+  const std::string& src = r.src;
+  const std::string& acc_t = r.acc_t;
+  const bool sum = r.sum;
+  auto value = [&](const std::string& v) { return to_acc(r, v); };
   std::string op = sum ? "kdt_cu::AddOp{}" : e.name == "max" ? "kdt_cu::MaxOp{}" : "kdt_cu::MinOp{}";
-  auto finish = [&](const std::string& acc) { return narrow ? "kdt_cu::convert<" + T + ">(" + acc + ")" : acc; };
+  auto finish = [&](const std::string& acc) { return from_acc(e, r, acc); };
   if (e.index < 0) {
     std::string acc = fresh("acc");
     if (xs.empty()) {
@@ -337,10 +330,9 @@ void KernelEmitter::store_view(const ir::Stmt& s) {
   open_loop(ctx);
   std::string target = ref_base(v.ref) + "[" + view_elem_offset(v, starts, ctx) + "]";
   std::string value = value_array.empty() ? elem(*s.value, ctx) : index_of(value_array, s.value->type.shape, ctx);
-  DType t = k_.refs[v.ref].dtype;
   static const char* const ops[] = {"", "kdt_cu::op_add", "kdt_cu::op_sub", "kdt_cu::op_mul"};
   if (s.store_op != ir::StoreOp::Assign) {
-    value = std::string(ops[static_cast<int>(s.store_op)]) + "<" + ctype(t) + ">(" + target + ", " + value + ")";
+    value = std::string(ops[static_cast<int>(s.store_op)]) + "(" + target + ", " + value + ")";
   }
   if (s.mask) w_.line("if (" + elem(*s.mask, ctx) + ") " + target + " = " + value + ";");
   else w_.line(target + " = " + value + ";");

@@ -17,8 +17,8 @@ namespace cpp {
 
 // No suffix on internal names (the C++ emitter names its temporaries
 // apart from KD's); one flat loop where every operand allows it; loads are
-// evaluated and checked ahead of the expression; operators deduce their type.
-const emit::TargetSpelling kCppSpelling{"kdt_rt", "", "f", true, true, false};
+// evaluated and checked ahead of the expression.
+const emit::TargetSpelling kCppSpelling{"kdt_rt", "", "f", true, true};
 
 namespace {
 

@@ -38,8 +38,8 @@ std::string ctype(DType t) { return emit::c_type(t, "kdt_cu"); }
 
 // Internal names end in `_` so that KD names keep their spelling; no
 // flat-only loops (every element loop is a block-stride loop); loads are
-// plain reads inside the expression; operators take their type explicitly.
-const emit::TargetSpelling kCudaSpelling{"kdt_cu", "_", "e", false, false, true};
+// plain reads inside the expression.
+const emit::TargetSpelling kCudaSpelling{"kdt_cu", "_", "e", false, false};
 
 int arch_number(const std::string& arch) {
   size_t i = 0;

@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
   (void)i;
 #line 19 "samples/accumulate_blocks.kd"
   {  // DMA: dst = src, 131072 bytes
-    const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(128)));
+    const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(128)));
     const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(x + (start0_ + 0) * 256) | reinterpret_cast<uintptr_t>(kdt_s_tile + 0)) & 15) == 0;
     if (kdt_bulk) {
       kdt_cu::fence_proxy_async_shared();
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
     (void)i2_0_;
     const int64_t i2_1_ = e2_ % 256;
     (void)i2_1_;
-    kdt_s_tile[(i2_0_) * 256 + (i2_1_)] = kdt_cu::op_mul<float>(kdt_s_tile[(i2_0_) * 256 + (i2_1_)], 0x1p+1f);
+    kdt_s_tile[(i2_0_) * 256 + (i2_1_)] = kdt_cu::op_mul(kdt_s_tile[(i2_0_) * 256 + (i2_1_)], 0x1p+1f);
   }
   __syncthreads();
 #line 22 "samples/accumulate_blocks.kd"

@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 27 "samples/dma_pipeline.kd"
   // assert: checked on the C++ path only
 #line 28 "samples/dma_pipeline.kd"
-  int32_t base = kdt_cu::op_mul<int32_t>(kdt_pid0, int32_t(512));
+  int32_t base = kdt_cu::op_mul(kdt_pid0, int32_t(512));
   (void)base;
 #line 31 "samples/dma_pipeline.kd"
   {  // DMA: dst = src, 32768 bytes
@@ -67,13 +67,13 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
     int32_t slot = kdt_cu::int_rem<int32_t>(t, int32_t(2));
     (void)slot;
 #line 35 "samples/dma_pipeline.kd"
-    int32_t other = kdt_cu::op_sub<int32_t>(int32_t(1), slot);
+    int32_t other = kdt_cu::op_sub(int32_t(1), slot);
     (void)other;
 #line 37 "samples/dma_pipeline.kd"
-    if ((kdt_cu::cmp_value(kdt_cu::op_add<int32_t>(t, int32_t(1))) < kdt_cu::cmp_value(int32_t(16)))) {
+    if ((kdt_cu::op_add(t, int32_t(1)) < int32_t(16))) {
 #line 38 "samples/dma_pipeline.kd"
       {  // DMA: dst = src, 32768 bytes
-        const int64_t start2_ = static_cast<int64_t>(kdt_cu::op_add<int32_t>(base, kdt_cu::op_mul<int32_t>(kdt_cu::op_add<int32_t>(t, int32_t(1)), int32_t(32))));
+        const int64_t start2_ = static_cast<int64_t>(kdt_cu::op_add(base, kdt_cu::op_mul(kdt_cu::op_add(t, int32_t(1)), int32_t(32))));
         const int64_t start3_ = static_cast<int64_t>(other);
         const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(x + (start2_ + 0) * 256) | reinterpret_cast<uintptr_t>(kdt_s_in_buf + (start3_) * 8192)) & 15) == 0;
         if (kdt_async) {
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 40 "samples/dma_pipeline.kd"
     kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 64);
 #line 43 "samples/dma_pipeline.kd"
-    if ((kdt_cu::cmp_value(t) >= kdt_cu::cmp_value(int32_t(2)))) {
+    if ((t >= int32_t(2))) {
 #line 44 "samples/dma_pipeline.kd"
       kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 64);
     }
@@ -115,13 +115,13 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
       (void)i7_0_;
       const int64_t i7_1_ = e7_ % 256;
       (void)i7_1_;
-      kdt_s_out_buf[(start6_) * 8192 + (i7_0_) * 256 + (i7_1_)] = kdt_cu::op_add<float>(kdt_cu::op_mul<float>(kdt_cu::maximum<float>(kdt_s_in_buf[(start5_) * 8192 + (i7_0_) * 256 + (i7_1_)], 0x0p+0f), scale), 0x1p+0f);
+      kdt_s_out_buf[(start6_) * 8192 + (i7_0_) * 256 + (i7_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::maximum(kdt_s_in_buf[(start5_) * 8192 + (i7_0_) * 256 + (i7_1_)], 0x0p+0f), scale), 0x1p+0f);
     }
     __syncthreads();
 #line 49 "samples/dma_pipeline.kd"
     {  // DMA: dst = src, 32768 bytes
       const int64_t start8_ = static_cast<int64_t>(slot);
-      const int64_t start9_ = static_cast<int64_t>(kdt_cu::op_add<int32_t>(base, kdt_cu::op_mul<int32_t>(t, int32_t(32))));
+      const int64_t start9_ = static_cast<int64_t>(kdt_cu::op_add(base, kdt_cu::op_mul(t, int32_t(32))));
       __syncthreads();
       for (int64_t e10_ = kdt_tid; e10_ < 8192; e10_ += kdt_nt) {
         const int64_t i10_0_ = (e10_ / 256);

@@ -38,10 +38,10 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
   int32_t n = int32_t(4);
   (void)n;
 #line 28 "samples/ring_exchange.kd"
-  int32_t right = kdt_cu::int_rem<int32_t>(kdt_cu::op_add<int32_t>(me, int32_t(1)), n);
+  int32_t right = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(me, int32_t(1)), n);
   (void)right;
 #line 29 "samples/ring_exchange.kd"
-  int32_t left = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub<int32_t>(kdt_cu::op_add<int32_t>(me, n), int32_t(1)), n);
+  int32_t left = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub(kdt_cu::op_add(me, n), int32_t(1)), n);
   (void)left;
 #line 32 "samples/ring_exchange.kd"
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 0 + 0), int32_t(1));
@@ -51,8 +51,8 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 0 + 0), int32_t(2));
 #line 38 "samples/ring_exchange.kd"
   {  // DMA to device `device`: dst = src, 8192 bytes
-    const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
-    const int64_t start1_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
+    const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+    const int64_t start1_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
     const int32_t device2_ = right;
     float* const peer3_ = kdt_peers.recv[device2_];
     __syncthreads();
@@ -76,16 +76,16 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 46 "samples/ring_exchange.kd"
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 1 + 0), int32_t(1));
 #line 48 "samples/ring_exchange.kd"
-  const int64_t start5_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
-  const int64_t start6_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
-  const int64_t start7_ = static_cast<int64_t>(kdt_cu::op_mul<int32_t>(i, int32_t(32)));
+  const int64_t start5_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+  const int64_t start6_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+  const int64_t start7_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
   __syncthreads();
   for (int64_t e8_ = kdt_tid; e8_ < 2048; e8_ += kdt_nt) {
     const int64_t i8_0_ = (e8_ / 64);
     (void)i8_0_;
     const int64_t i8_1_ = e8_ % 64;
     (void)i8_1_;
-    mixed[(start7_ + i8_0_) * 64 + (i8_1_)] = kdt_cu::op_mul<float>(0x1p-1f, kdt_cu::op_add<float>(x[(start5_ + i8_0_) * 64 + (i8_1_)], recv[(start6_ + i8_0_) * 64 + (i8_1_)]));
+    mixed[(start7_ + i8_0_) * 64 + (i8_1_)] = kdt_cu::op_mul(0x1p-1f, kdt_cu::op_add(x[(start5_ + i8_0_) * 64 + (i8_1_)], recv[(start6_ + i8_0_) * 64 + (i8_1_)]));
   }
   __syncthreads();
 }
