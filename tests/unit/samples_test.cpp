@@ -1,5 +1,5 @@
 // Every sample checks clean through the binary, and the emitted text of a
-// few samples (AST, discharged IR, C++, CUDA) matches its golden file
+// few samples (AST, IR before and after discharge, C++, CUDA) matches its golden file
 // (KDT_UPDATE_GOLDENS=1 rewrites them).
 #include <doctest/doctest.h>
 
@@ -62,6 +62,15 @@ TEST_SUITE("samples") {
     golden("ragged_edge.kd", "ast", "ragged_edge.ast.json");
   }
 
+  // The IR before discharge: what the CUDA emitter reads.
+  TEST_CASE("golden --emit=ir") {
+    golden("accumulate_blocks.kd", "ir", "accumulate_blocks.ir");
+    golden("dma_pipeline.kd", "ir", "dma_pipeline.ir");
+    golden("ring_exchange.kd", "ir", "ring_exchange.ir");
+    golden("ptx_fallback.kd", "ir", "ptx_fallback.ir");
+  }
+
+  // The IR after discharge: what the C++ emitter reads.
   TEST_CASE("golden --emit=discharged-ir") {
     golden("accumulate_blocks.kd", "discharged-ir", "accumulate_blocks.discharged-ir");
     golden("partial_accumulate.kd", "discharged-ir", "partial_accumulate.discharged-ir");
