@@ -131,7 +131,8 @@ std::string CLikeEmitter::elem(const Expr& e, const LoopCtx& ctx) {
     case ExprKind::Where: return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
     case ExprKind::Cast: return rt("convert<") + T + ">(" + operand(0) + ")";
     case ExprKind::Math:
-      if (e.name == "maximum" || e.name == "minimum") {
+      // maximum and minimum are the math functions of two operands.
+      if (e.operands.size() == 2) {
         return rt(e.name) + "(" + operand(0) + ", " + operand(1) + ")";
       }
       return rt("math::" + e.name) + "(" + operand(0) + ")";
@@ -245,7 +246,7 @@ CLikeEmitter::Reduction CLikeEmitter::begin_reduction(const Expr& e, const std::
   Reduction r;
   r.src = materialize_array(*e.operands[0]);
   declare_temp(e, name);
-  r.sum = e.name == "sum";
+  r.sum = e.reduce == ir::ReduceOp::Sum;
   r.narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
   r.acc_t = r.narrow ? "float" : ctype(e.type.dtype);
   return r;

@@ -318,7 +318,7 @@ void CppKernelEmitter::reduce(const Expr& e, const std::string& name) {
   auto value = [&](const std::string& v) { return to_acc(r, v); };
   auto combine = [&](const std::string& acc, const std::string& v) {
     if (sum) return r.narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
-    return std::string(e.name == "max" ? "kdt_rt::maximum(" : "kdt_rt::minimum(") + acc + ", " + v + ")";
+    return std::string(e.reduce == ir::ReduceOp::Max ? "kdt_rt::maximum(" : "kdt_rt::minimum(") + acc + ", " + v + ")";
   };
   auto finish = [&](const std::string& acc) { return from_acc(e, r, acc); };
   if (e.index < 0) {

@@ -178,7 +178,7 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
   const std::string& acc_t = r.acc_t;
   const bool sum = r.sum;
   auto value = [&](const std::string& v) { return to_acc(r, v); };
-  std::string op = sum ? "kdt_cu::AddOp{}" : e.name == "max" ? "kdt_cu::MaxOp{}" : "kdt_cu::MinOp{}";
+  std::string op = sum ? "kdt_cu::AddOp{}" : e.reduce == ir::ReduceOp::Max ? "kdt_cu::MaxOp{}" : "kdt_cu::MinOp{}";
   auto finish = [&](const std::string& acc) { return from_acc(e, r, acc); };
   if (e.index < 0) {
     std::string acc = fresh("acc");

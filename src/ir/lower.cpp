@@ -602,6 +602,9 @@ class Lowerer {
       case BuiltinId::Min: {
         auto x = make(ExprKind::Reduce, t, e.range);
         x->name = call.spec->name;
+        x->reduce = call.spec->id == BuiltinId::Sum   ? ir::ReduceOp::Sum
+                    : call.spec->id == BuiltinId::Max ? ir::ReduceOp::Max
+                                                      : ir::ReduceOp::Min;
         x->operands.push_back(operand(0, t.dtype));
         x->index = call.keyword(Keyword::Axis) ? static_cast<int>(call[Keyword::Axis].constant.value_or(0)) : -1;
         x->keepdims = call.flag(Keyword::Keepdims);

@@ -101,6 +101,7 @@ enum class ExprKind {
 };
 
 enum class UnaryOp { Neg, Not, BitNot };
+enum class ReduceOp { Sum, Max, Min };
 enum class BinaryOp { Mul, Div, Rem, Add, Sub, Shl, Shr, BitAnd, BitXor, BitOr, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 const char* op_name(UnaryOp op);
 const char* op_name(BinaryOp op);
@@ -122,7 +123,8 @@ struct Expr {
   bool keepdims = false;
   UnaryOp unary = UnaryOp::Neg;
   BinaryOp binary = BinaryOp::Add;
-  std::string name;
+  ReduceOp reduce = ReduceOp::Sum;  // Reduce
+  std::string name;                 // Math, Reduce, PtxOp: the function, for printing and spelling
   std::vector<ExprPtr> operands;
   std::optional<View> view;      // Load
   ExprPtr mask, other;           // Load
