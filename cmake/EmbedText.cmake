@@ -1,12 +1,23 @@
 # cmake -DINPUTS="a.h|b.h" -DVARIABLE=kName -DOUTPUT=out.cpp -P EmbedText.cmake
 # Writes OUTPUT: a C++ file defining `const char* const kdt::VARIABLE` as the
-# concatenated text of INPUTS (with their includes of each other removed), so
-# that emitted files are self-contained and need no kdt installation.
+# concatenated text of INPUTS (with their includes of each other removed and
+# the rows of an included .def table in place of its #include), so that
+# emitted files are self-contained and need no kdt installation.
 string(REPLACE "|" ";" INPUTS "${INPUTS}")
 set(text "")
 foreach(input ${INPUTS})
   file(READ ${input} part)
   string(REGEX REPLACE "#include \"kdt_[a-z_]+\\.h\"\n" "" part "${part}")
+  # An X-macro table (the diagnostic registry, for kdt_codes.h) is put in
+  # place of its #include: its KDT_DIAG rows, without the comments.
+  get_filename_component(dir ${input} DIRECTORY)
+  while(part MATCHES "#include \"([./a-z_]+\\.def)\"\n")
+    set(table_path "${dir}/${CMAKE_MATCH_1}")
+    set(include_line "#include \"${CMAKE_MATCH_1}\"\n")
+    file(STRINGS ${table_path} rows REGEX "^KDT_[A-Z_]+\\(")
+    string(REPLACE ";" "\n" rows "${rows}")
+    string(REPLACE "${include_line}" "${rows}\n" part "${part}")
+  endwhile()
   string(APPEND text "${part}")
 endforeach()
 string(FIND "${text}" ")KDT_EMBED\"" clash)

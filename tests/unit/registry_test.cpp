@@ -9,7 +9,16 @@
 #include <set>
 
 #include "kdt/diag/render.h"
+#include "kdt/runtime/kdt_codes.h"
 #include "test_support.h"
+
+// The runtime prelude's codes are the registry's: same enumerators, same
+// values (include/kdt/runtime/kdt_codes.h, include/kdt/diag/diagnostics.def).
+#define KDT_DIAG(id, name, severity, phase, summary)                                     \
+  static_assert(static_cast<int>(kdt_rt::Code::id) == static_cast<int>(kdt::DiagCode::id), \
+                "kdt_rt::Code::" #id " must equal kdt::DiagCode::" #id);
+#include "kdt/diag/diagnostics.def"
+#undef KDT_DIAG
 
 namespace {
 
@@ -90,6 +99,17 @@ TEST_SUITE("registry") {
     CHECK(index == kdt::kDiagCodeCount);
     CHECK(kdt::all_explanations().size() == kdt::kDiagCodeCount);
     CHECK(kdt::find_explanation("no-such-code") == nullptr);
+  }
+
+  TEST_CASE("the runtime prelude names every code as the registry does") {
+    for (const kdt::DiagInfo& info : kdt::all_diagnostics()) {
+      kdt_rt::Code code = static_cast<kdt_rt::Code>(static_cast<int>(info.code));
+      CHECK(std::string(kdt_rt::code_name(code)) == info.name);
+      CHECK(kdt_rt::code_from_name(info.name) == code);
+      // The old spelling (a name) and the new (an enumerator) are one code.
+      CHECK(kdt_rt::RunCode(info.name) == kdt_rt::RunCode(code));
+    }
+    CHECK(kdt_rt::code_from_name("no-such-code") == kdt_rt::Code::InternalError);
   }
 
   TEST_CASE("command-line, internal-error and cuda-toolchain-missing are registered Tool codes") {

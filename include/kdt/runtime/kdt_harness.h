@@ -58,7 +58,7 @@ inline std::string json_escape(const std::string& s) {
 // One line on stderr for a person, and one JSON line for `kdt run`.
 inline void report_failure(const RunError& e, const char* json_path) {
   std::fprintf(stderr, "%s:%d:%d: error: %s [%s]\n", e.loc.file, e.loc.line, e.loc.column, e.message.c_str(),
-               e.code.c_str());
+               e.code.name());
   for (const auto& [message, loc] : e.notes) {
     std::fprintf(stderr, "%s:%d:%d: note: %s\n", loc.file, loc.line, loc.column, message.c_str());
   }
@@ -66,7 +66,7 @@ inline void report_failure(const RunError& e, const char* json_path) {
   std::FILE* f = std::fopen(json_path, "w");
   if (!f) return;
   std::fprintf(f, "{\"code\": \"%s\", \"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u, \"notes\": [",
-               e.code.c_str(), json_escape(e.message).c_str(), json_escape(e.loc.file ? e.loc.file : "").c_str(),
+               e.code.name(), json_escape(e.message).c_str(), json_escape(e.loc.file ? e.loc.file : "").c_str(),
                e.loc.begin, e.loc.end);
   for (size_t i = 0; i < e.notes.size(); ++i) {
     const SourceLoc& loc = e.notes[i].second;

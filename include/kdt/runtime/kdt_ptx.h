@@ -18,7 +18,7 @@
 #include <cstring>
 #include <limits>
 
-#include "kdt_runtime.h"
+#include "kdt_numerics.h"
 
 namespace kdt_rt {
 namespace ptx {

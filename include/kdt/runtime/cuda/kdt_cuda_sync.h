@@ -1,0 +1,133 @@
+// kdt_cuda_sync.h - semaphores shared between devices (devices(N) > 1) and,
+// on the host, the launch of a multi-device kernel.
+// Part of the kdt CUDA runtime: included by kdt_cuda.h (after its includes
+// and feature macros), not on its own.
+#ifndef KDT_RUNTIME_CUDA_KDT_CUDA_SYNC_H_
+#define KDT_RUNTIME_CUDA_KDT_CUDA_SYNC_H_
+
+namespace kdt_cu {
+
+// ----- semaphores shared between devices (devices(N) > 1) -----
+// A 64-bit counter in global memory per (program, semaphore element), in a
+// per-device sync buffer that the peers reach through the peer table.
+// Signals add with release semantics at system scope; the owning program
+// alone lowers its counters, after an acquire load has seen enough.
+#ifndef KDT_CU_WAIT_TIMEOUT_NS
+#define KDT_CU_WAIT_TIMEOUT_NS 10000000000ull  // a wait that never completes traps after 10 s
+#endif
+__device__ inline unsigned long long global_timer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ inline long long load_acquire_sys(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return static_cast<long long>(v);
+}
+// Block-uniform: every earlier write of the block happens before the signal.
+__device__ inline void signal_sys(unsigned long long* counter, long long amount) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    atomicAdd_system(counter, static_cast<unsigned long long>(amount));
+  }
+  __syncthreads();
+}
+// Block-uniform: waits until the counter holds `amount`, then lowers it.
+__device__ inline void wait_sys(unsigned long long* counter, long long amount) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned long long start = global_timer();
+    while (load_acquire_sys(counter) < amount) {
+      __nanosleep(64);
+      if (global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) __trap();  // deadlock: nothing will signal it
+    }
+    atomicAdd_system(counter, static_cast<unsigned long long>(-amount));
+    __threadfence();
+  }
+  __syncthreads();
+}
+// Block-uniform read (thread 0 reads, everyone gets its value).
+__device__ inline int32_t read_sys(const unsigned long long* counter, void* scratch) {
+  __syncthreads();
+  if (threadIdx.x == 0) *static_cast<int32_t*>(scratch) = static_cast<int32_t>(load_acquire_sys(counter));
+  __syncthreads();
+  const int32_t v = *static_cast<int32_t*>(scratch);
+  __syncthreads();
+  return v;
+}
+
+#ifndef __CUDACC_RTC__
+// ----- host: launching a devices(N) kernel -----
+// Holds the devices and streams of one multi-device launch. prepare() zeroes
+// every sync buffer and makes every stream wait until all of them are zero
+// (a peer may signal a device as soon as it starts); launch() starts one
+// cooperative launch, so that every program of the device is resident (a
+// program may wait for its twin on another device); finish() cleans up and
+// restores the caller's current device.
+template <int N>
+class DeviceGroup {
+ public:
+  DeviceGroup(const int (&device)[N], const cudaStream_t (&stream)[N]) : device_(device), stream_(stream) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+  }
+  cudaError_t prepare(const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks, void* const (&sync)[N],
+                      size_t sync_bytes) {
+    for (int d = 0; d < N; ++d) {
+      cudaError_t e = cudaSetDevice(device_[d]);
+      if (e == cudaSuccess && shared_bytes > 48 * 1024) {
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));
+      }
+      if (e == cudaSuccess) e = fits(kernel, threads, shared_bytes, blocks);
+      if (e == cudaSuccess) e = cudaMemsetAsync(sync[d], 0, sync_bytes, stream_[d]);
+      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&zeroed_[d], cudaEventDisableTiming);
+      if (e == cudaSuccess) e = cudaEventRecord(zeroed_[d], stream_[d]);
+      if (e != cudaSuccess) return e;
+    }
+    for (int d = 0; d < N; ++d) {
+      for (int p = 0; p < N; ++p) {
+        if (p == d) continue;
+        cudaError_t e = cudaStreamWaitEvent(stream_[d], zeroed_[p], 0);
+        if (e != cudaSuccess) return e;
+      }
+    }
+    return cudaSuccess;
+  }
+  cudaError_t launch(int d, const void* kernel, unsigned blocks, unsigned threads, void** args, size_t shared_bytes) {
+    cudaError_t e = cudaSetDevice(device_[d]);
+    if (e != cudaSuccess) return e;
+    return cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(threads), args, shared_bytes, stream_[d]);
+  }
+  cudaError_t finish(cudaError_t status) {
+    for (int d = 0; d < N; ++d) {
+      if (zeroed_[d]) cudaEventDestroy(zeroed_[d]);  // released once the stream passed it
+    }
+    if (previous_ >= 0) cudaSetDevice(previous_);
+    return status;
+  }
+
+ private:
+  // Whether every block of the grid can be resident on the current device at once.
+  static cudaError_t fits(const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks) {
+    int device = 0, cooperative = 0, sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), shared_bytes);
+    if (e != cudaSuccess) return e;
+    if (!cooperative) return cudaErrorNotSupported;
+    if (static_cast<long long>(per_sm) * sms < static_cast<long long>(blocks)) return cudaErrorCooperativeLaunchTooLarge;
+    return cudaSuccess;
+  }
+
+  const int (&device_)[N];
+  const cudaStream_t (&stream_)[N];
+  cudaEvent_t zeroed_[N] = {};
+  int previous_ = -1;
+};
+#endif  // __CUDACC_RTC__
+
+}  // namespace kdt_cu
+
+#endif  // KDT_RUNTIME_CUDA_KDT_CUDA_SYNC_H_

@@ -1,0 +1,191 @@
+// kdt_scheduler.h - how the C++ path runs a launch: the program order of
+// a device and the simulated devices (one thread each, one running at a
+// time), with exact deadlock detection.
+#ifndef KDT_RUNTIME_KDT_SCHEDULER_H
+#define KDT_RUNTIME_KDT_SCHEDULER_H
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+// The launch code emitted around the scheduler uses these through the prelude.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "kdt_checks.h"
+#include "kdt_numerics.h"
+
+namespace kdt_rt {
+
+struct RunOptions {
+  bool eager_dma = false;   // --dma-mode=eager: data moves at dma_start
+  int program_order = 0;    // 0 forward, 1 reverse, 2 shuffle
+  uint64_t seed = 0;        // for shuffle (and, in the harness, the inputs)
+};
+
+// The order in which a device runs its programs (flattened grid indices).
+inline std::vector<int64_t> program_order(int64_t count, const RunOptions& options) {
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) order[static_cast<size_t>(i)] = i;
+  if (options.program_order == 1) std::reverse(order.begin(), order.end());
+  if (options.program_order == 2) {
+    SplitMix64 rng{options.seed ^ 0x5eedULL};
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.next() % i]);
+  }
+  return order;
+}
+
+// ---------------------------------------------------------------------------
+// Simulated devices: one thread per device, but only one runs at a time.
+// The baton passes (round-robin) when the running device blocks in a wait
+// or finishes, so every run is reproducible and no C++ data race can occur.
+// A deadlock is detected exactly: no device can run and one is blocked.
+// ---------------------------------------------------------------------------
+struct BlockedWait {
+  std::string what;  // "sem_wait on `s` (value 0, needs 1)"
+  SourceLoc loc{"", 0, 0, 0, 0};
+  int64_t program = 0;
+};
+
+class DeviceScheduler {
+ public:
+  explicit DeviceScheduler(int devices)
+      : state_(static_cast<size_t>(devices), State::Ready), ready_(static_cast<size_t>(devices)),
+        blocked_(static_cast<size_t>(devices)) {}
+
+  // Runs body(device) for every device; returns the first failure, if any.
+  bool run(const std::function<void(int)>& body, RunError& failure) {
+    int n = static_cast<int>(state_.size());
+    current_ = 0;
+    state_[0] = State::Running;
+    std::vector<std::thread> threads;
+    for (int d = 0; d < n; ++d) {
+      try {
+        threads.emplace_back(device_thread(d, body));
+      } catch (const std::exception& x) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_with(resource_error("cannot start the thread of device " + std::to_string(d) + " (" + x.what() + ")"));
+        break;
+      }
+    }
+    for (std::thread& t : threads) t.join();
+    if (aborted_) failure = failure_;
+    return !aborted_;
+  }
+
+ private:
+  // Memory or threads ran out: a diagnostic, never std::terminate.
+  static RunError resource_error(std::string message) {
+    RunError e;
+    e.code = Code::LimitExceeded;
+    e.message = std::move(message);
+    return e;
+  }
+
+  // Called with the mutex held: keeps the first failure, wakes every device.
+  void abort_with(const RunError& e) {
+    if (!aborted_) failure_ = e;
+    aborted_ = true;
+    cv_.notify_all();
+  }
+
+  // Device `d`'s thread: waits for the baton, runs, passes it on.
+  std::function<void()> device_thread(int d, const std::function<void(int)>& body) {
+    return [this, d, &body] {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return current_ == d || aborted_; });
+        if (aborted_) return;
+      }
+      try {
+        body(d);
+      } catch (const RunFailure& f) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_with(f.error);
+        return;
+      } catch (const Aborted&) {
+        return;
+      } catch (const std::exception& x) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_with(resource_error("the launch ran out of resources on device " + std::to_string(d) + " (" + x.what() + ")"));
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      state_[static_cast<size_t>(d)] = State::Done;
+      pass_baton(d);
+    };
+  }
+
+ public:
+  // Blocks `device` until `ready()` holds, letting other devices run.
+  void wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
+    if (ready()) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    size_t d = static_cast<size_t>(device);
+    state_[d] = State::Blocked;
+    ready_[d] = ready;
+    blocked_[d] = info;
+    pass_baton(device);
+    cv_.wait(lock, [&] { return current_ == device || aborted_; });
+    if (aborted_) throw Aborted{};
+    state_[d] = State::Running;
+  }
+
+ private:
+  enum class State { Ready, Running, Blocked, Done };
+  struct Aborted {};
+
+  // Called with the mutex held by the device giving up the baton.
+  void pass_baton(int from) {
+    int n = static_cast<int>(state_.size());
+    for (int step = 1; step <= n; ++step) {
+      size_t d = static_cast<size_t>((from + step) % n);
+      if (state_[d] == State::Ready || (state_[d] == State::Blocked && ready_[d]())) {
+        state_[d] = State::Running;
+        current_ = static_cast<int>(d);
+        cv_.notify_all();
+        return;
+      }
+    }
+    bool any_blocked = false;
+    RunError e;
+    e.code = Code::Deadlock;
+    for (size_t d = 0; d < state_.size(); ++d) {
+      if (state_[d] != State::Blocked) continue;
+      std::string where = "device " + std::to_string(d) + ", program " + std::to_string(blocked_[d].program) +
+                          ": " + blocked_[d].what;
+      if (!any_blocked) {
+        e.loc = blocked_[d].loc;
+        e.message = "deadlock: no device can run; " + where;
+      } else {
+        e.notes.emplace_back("also blocked: " + where, blocked_[d].loc);
+      }
+      any_blocked = true;
+    }
+    if (any_blocked) {
+      failure_ = e;
+      aborted_ = true;
+    }
+    current_ = -1;
+    cv_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int current_ = 0;
+  bool aborted_ = false;
+  RunError failure_;
+  std::vector<State> state_;
+  std::vector<std::function<bool()>> ready_;
+  std::vector<BlockedWait> blocked_;
+};
+
+}  // namespace kdt_rt
+
+#endif  // KDT_RUNTIME_KDT_SCHEDULER_H
