@@ -2,19 +2,15 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <set>
 
 #include "checker.h"
+#include "kdt/ptx_cross_thread.h"
 
 namespace kdt::check {
 
 namespace {
 
 std::string dtype_str(DType t) { return std::string(dtype_name(t)); }
-
-// Mnemonics whose meaning involves other threads (spec section 8).
-const std::set<std::string> kCrossLane = {"shfl",  "vote",  "bar",    "barrier", "ldmatrix", "stmatrix", "movmatrix",
-                                          "mma",   "wgmma", "match",  "redux",   "activemask", "elect"};
 
 // Keywords that Pallas (jax.numpy) spells differently from KD.
 const std::pair<std::string, std::string> kPallasKeywords[] = {{"preferred_element_type", "dtype"}};
@@ -937,7 +933,8 @@ Type Checker::check_asm(ast::Expr& e) {
       size_t start = i;
       while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
       std::string mnemonic = t.substr(start, i - start);
-      if (kCrossLane.count(mnemonic)) {
+      const ptx::CrossThreadInstruction* cross = ptx::find_cross_thread(mnemonic);
+      if (cross && cross->warned) {
         diags_.report(DiagCode::AsmCrossLane, string_range(s, start, i),
                       "`" + mnemonic + "` communicates between threads; it has no element-wise meaning")
             .note(a.fallback ? "the interpretation path runs the fallback instead"
