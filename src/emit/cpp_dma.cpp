@@ -165,7 +165,7 @@ void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
   w_.line("sem_.in_flight.pop_front();");
   if (options_.checks) {
     w_.open("if (d_->bytes != " + std::to_string(s.bytes) + ") {");
-    w_.line("kdt_rt::RunError e_{\"dma-wait-mismatch\", \"this wait is for " + std::to_string(s.bytes) +
+    w_.line("kdt_rt::RunError e_{" + run_code(DiagCode::DmaWaitMismatch) + ", \"this wait is for " + std::to_string(s.bytes) +
             " bytes, but the DMA it retires moves \" + std::to_string(d_->bytes) + \" bytes\", " + loc(s.range) +
             ", {{\"the DMA was started here\", d_->loc}}};");
     w_.line("throw kdt_rt::RunFailure{e_};");

@@ -17,6 +17,16 @@ void CppKernelEmitter::emit_all() {
   emit_launcher();
 }
 
+std::string CppKernelEmitter::run_code(DiagCode code) {
+  switch (code) {
+#define KDT_DIAG(id, name, severity, phase, summary) \
+  case DiagCode::id: return "kdt_rt::Code::" #id;
+#include "kdt/diag/diagnostics.def"
+#undef KDT_DIAG
+  }
+  return "kdt_rt::Code::InternalError";
+}
+
 std::string CppKernelEmitter::loc(SourceRange r) {
   if (!r.valid()) return "kdt_rt::SourceLoc{\"\", 0, 0, 0, 0}";
   LineColumn lc = sources_.position(r.file, r.begin);
@@ -125,11 +135,11 @@ void CppKernelEmitter::emit_leak_checks(const std::string& when_text) {
     w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
     if (sem.kind == SemKind::Dma) {
       w_.open("if (!s." + sem.name + "[k_].in_flight.empty()) {");
-      w_.line("kdt_rt::fail(\"semaphore-leak\", s." + sem.name + "[k_].in_flight.front()->loc, \"this DMA is never retired: " + when_text +
+      w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", s." + sem.name + "[k_].in_flight.front()->loc, \"this DMA is never retired: " + when_text +
               " with it in flight on " + name + "\");");
     } else {
       w_.open("if (s." + sem.name + "[k_].value != 0) {");
-      w_.line("kdt_rt::fail(\"semaphore-leak\", " + loc(k_.range) + ", \"semaphore " + name + " is \" + std::to_string(s." +
+      w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + loc(k_.range) + ", \"semaphore " + name + " is \" + std::to_string(s." +
               sem.name + "[k_].value) + \" when " + when_text + "; it must be back at 0\");");
     }
     w_.close();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "c_like_emitter.h"
+#include "kdt/diag/diagnostic.h"
 #include "kdt/emit/emit_cpp.h"
 
 namespace kdt::cpp {
@@ -40,6 +41,9 @@ class CppKernelEmitter : public emit::CLikeEmitter {
 
  private:
   // ----- the kernel's structs, program and launcher (cpp_kernel.cpp) -----------------
+  // The emitted constant of a run-time diagnostic code (kdt_rt::Code::OutOfBounds):
+  // the prelude's kdt_rt::Code has the registry's enumerators.
+  static std::string run_code(DiagCode code);
   // A KD source location as a kdt_rt::SourceLoc literal.
   std::string loc(SourceRange r);
   void emit_params_struct();

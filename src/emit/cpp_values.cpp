@@ -28,7 +28,7 @@ void CppKernelEmitter::loop_variable(const std::string& v) {
 void CppKernelEmitter::assert_stmt(const ir::Stmt& s) {
   std::string cond = scalar(*s.value);
   std::string message = s.message.empty() ? "assertion failed" : "assertion failed: " + s.message;
-  w_.line("if (!(" + cond + ")) kdt_rt::fail(\"assert-failed\", " + loc(s.range) + ", \"" +
+  w_.line("if (!(" + cond + ")) kdt_rt::fail(" + run_code(DiagCode::AssertFailed) + ", " + loc(s.range) + ", \"" +
           emit::CodeWriter::escape(message) + "\");");
 }
 
@@ -90,7 +90,7 @@ std::string CppKernelEmitter::load(const Expr& e, const LoopCtx& ctx) {
   std::string inside = in_bounds(*e.view, coords);
   std::string shadow_check = "kdt_rt::check_element(" + shadow_of(e.view->ref) + ", static_cast<size_t>(" + offset +
                              "), kdt_rt::Access::Read, s.clock, " + masked_sites_.at(&e) + "), ";
-  return "(" + mask + " ? ((" + inside + ") ? (" + shadow_check + access + ") : (kdt_rt::fail(\"out-of-bounds\", " +
+  return "(" + mask + " ? ((" + inside + ") ? (" + shadow_check + access + ") : (kdt_rt::fail(" + run_code(DiagCode::OutOfBounds) + ", " +
          loc(e.range) + ", \"a masked-on element lies outside the ref\"), " + access + ")) : " + other + ")";
 }
 
@@ -245,7 +245,7 @@ void CppKernelEmitter::store_view(const ir::Stmt& s) {
   if (s.mask) {
     w_.open("if (" + elem(*s.mask, ctx) + ") {");
     if (options_.checks) {
-      w_.line("if (!(" + in_bounds(v, coords) + ")) kdt_rt::fail(\"out-of-bounds\", " + loc(s.range) +
+      w_.line("if (!(" + in_bounds(v, coords) + ")) kdt_rt::fail(" + run_code(DiagCode::OutOfBounds) + ", " + loc(s.range) +
               ", \"a masked-on element lies outside the ref\");");
     }
     if (options_.checks) {

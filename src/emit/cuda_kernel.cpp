@@ -52,7 +52,7 @@ void KernelEmitter::layout_state() {
   red_off_ = alloc(static_cast<int64_t>(threads_) * 8);
   if (use_mbarriers()) {
     for (size_t i = 0; i < k_.sems.size(); ++i) {
-      if (k_.sems[i].kind == SemKind::Dma && !sync_sem(static_cast<int>(i))) bar_off_[static_cast<int>(i)] = alloc(k_.sems[i].count * kQueue * 8);
+      if (k_.sems[i].kind == SemKind::Dma && !sync_sem(static_cast<int>(i))) bar_off_[static_cast<int>(i)] = alloc(k_.sems[i].count * kQueue * kMbarBytes);
     }
   }
 }

@@ -21,6 +21,7 @@
 #include "kdt/dtype.h"
 #include "kdt/emit/emit_cuda.h"
 #include "kdt/ir/ir.h"
+#include "kdt/runtime/cuda/kdt_cuda_limits.h"
 #include "loop_shapes.h"
 
 namespace kdt::cuda {
@@ -41,7 +42,10 @@ int arch_number(const std::string& arch);
 // A constant as a CUDA expression of its dtype (exact bits for floats).
 std::string const_literal(const Expr& e);
 
-constexpr int64_t kQueue = 8;              // kdt_cu::kQueue: DMAs in flight per semaphore element
+// DMAs in flight per semaphore element, and the bytes of one mbarrier: the
+// CUDA runtime's own constants (plain C++), so the layout cannot drift.
+constexpr int64_t kQueue = kdt_cu::kQueue;
+constexpr int64_t kMbarBytes = kdt_cu::kMbarBytes;
 constexpr int64_t kMaxTx = (1 << 20) - 1;  // bytes one mbarrier phase can count
 
 // The body of a kernel is written into its own buffer (the shared-memory

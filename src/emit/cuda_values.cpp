@@ -62,7 +62,7 @@ void KernelEmitter::dma_wait(const ir::Stmt& s) {
   }
   std::string q = "kdt_q_" + k_.sems[s.sem.sem].name + "[" + sem_index(s.sem) + "]";
   std::string bars = bar_off_.count(s.sem.sem)
-                         ? "kdt_bar_" + k_.sems[s.sem.sem].name + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * 8)
+                         ? "kdt_bar_" + k_.sems[s.sem.sem].name + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes)
                          : "nullptr";
   w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ");");
 }

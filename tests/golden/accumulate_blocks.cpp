@@ -104,7 +104,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
     std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();
     sem_.in_flight.pop_front();
     if (d_->bytes != 131072) {
-      kdt_rt::RunError e_{"dma-wait-mismatch", "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, {{"the DMA was started here", d_->loc}}};
+      kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, {{"the DMA was started here", d_->loc}}};
       throw kdt_rt::RunFailure{e_};
     }
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
@@ -143,7 +143,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
     std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();
     sem_.in_flight.pop_front();
     if (d_->bytes != 131072) {
-      kdt_rt::RunError e_{"dma-wait-mismatch", "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, {{"the DMA was started here", d_->loc}}};
+      kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, {{"the DMA was started here", d_->loc}}};
       throw kdt_rt::RunFailure{e_};
     }
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
@@ -151,12 +151,12 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   }
   for (int64_t k_ = 0; k_ < 1; ++k_) {
     if (!s.loaded[k_].in_flight.empty()) {
-      kdt_rt::fail("semaphore-leak", s.loaded[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `loaded`");
+      kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.loaded[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `loaded`");
     }
   }
   for (int64_t k_ = 0; k_ < 1; ++k_) {
     if (!s.stored[k_].in_flight.empty()) {
-      kdt_rt::fail("semaphore-leak", s.stored[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `stored`");
+      kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.stored[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `stored`");
     }
   }
 }
