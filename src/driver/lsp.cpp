@@ -28,7 +28,7 @@
 #include "kdt/driver/compile.h"
 #include "kdt/driver/options.h"
 #include "kdt/syntax/ast_walk.h"
-#include "kdt/type.h"
+#include "kdt/source/type.h"
 #include "kdt/version.h"
 
 namespace kdt {

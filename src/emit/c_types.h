@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "kdt/dtype.h"
+#include "kdt/source/dtype.h"
 
 namespace kdt::emit {
 

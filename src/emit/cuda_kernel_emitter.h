@@ -18,7 +18,7 @@
 #include "c_like_emitter.h"
 #include "code_writer.h"
 #include "kdt/diag/engine.h"
-#include "kdt/dtype.h"
+#include "kdt/source/dtype.h"
 #include "kdt/emit/emit_cuda.h"
 #include "kdt/ir/ir.h"
 #include "kdt/runtime/cuda/kdt_cuda_limits.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kdt/ir/ir.h"
-#include "kdt/type.h"
+#include "kdt/source/type.h"
 
 namespace kdt::emit {
 

@@ -1,4 +1,4 @@
-#include "kdt/dtype.h"
+#include "kdt/source/dtype.h"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-#include "kdt/type.h"
+#include "kdt/source/type.h"
 
 namespace kdt {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kdt/type.h"
+#include "kdt/source/type.h"
 
 namespace kdt {
 

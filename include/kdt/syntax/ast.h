@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kdt/source/source_manager.h"
-#include "kdt/type.h"
+#include "kdt/source/type.h"
 
 namespace kdt {
 struct Symbol;

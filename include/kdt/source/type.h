@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kdt/dtype.h"
+#include "kdt/source/dtype.h"
 
 namespace kdt {
 
