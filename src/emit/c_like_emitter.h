@@ -128,6 +128,22 @@ class CLikeEmitter {
   std::string from_acc(const Expr& e, const Reduction& r, const std::string& acc) const {
     return r.narrow ? rt("convert<") + ctype(e.type.dtype) + ">(" + acc + ")" : acc;
   }
+  // What both targets' `dot` starts from: both operands as row-major arrays,
+  // C[M, N] = A[M, K] B[K, N], the accumulator type (the node's dtype: f32,
+  // f64, i32 or i64, ir/lower.cpp), and the result declared.
+  struct DotOperands {
+    std::string a, b;
+    int64_t M = 0, K = 0, N = 0;
+    DType in = DType::F32;
+    std::string acc_t;
+  };
+  DotOperands begin_dot(const Expr& e, const std::string& name);
+  // An operand element as the accumulator's type; `convert_same_int`: an
+  // integer operand converts even where its type is the accumulator's.
+  std::string widen(const Expr& e, const DotOperands& d, const std::string& v, bool convert_same_int) const {
+    if (d.in == e.type.dtype && (!convert_same_int || is_float(d.in))) return v;
+    return rt("convert<") + d.acc_t + ">(" + v + ")";
+  }
   bool reads_ref(const Expr& e, int ref) const;
   static bool same_view(const ir::View& a, const ir::View& b);
   static bool is_materialized_kind(ExprKind k) {

@@ -252,6 +252,21 @@ CLikeEmitter::Reduction CLikeEmitter::begin_reduction(const Expr& e, const std::
   return r;
 }
 
+CLikeEmitter::DotOperands CLikeEmitter::begin_dot(const Expr& e, const std::string& name) {
+  const Expr& a = *e.operands[0];
+  const Expr& b = *e.operands[1];
+  DotOperands d;
+  d.a = materialize_array(a);
+  d.b = materialize_array(b);
+  d.M = a.type.shape[0];
+  d.K = a.type.shape[1];
+  d.N = b.type.shape[1];
+  d.in = a.type.dtype;
+  d.acc_t = ctype(e.type.dtype);
+  declare_temp(e, name);
+  return d;
+}
+
 bool CLikeEmitter::reads_ref(const Expr& e, int ref) const {
   if (e.kind == ExprKind::Load && e.view->ref == ref) return true;
   for (const ir::ExprPtr& o : e.operands) {

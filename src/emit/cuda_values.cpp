@@ -227,20 +227,10 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
 }
 
 void KernelEmitter::dot(const Expr& e, const std::string& name) {
-  std::string T = ctype(e.type.dtype);
-  const Shape& shape = e.type.shape;
-  const Expr& a = *e.operands[0];
-  const Expr& b = *e.operands[1];
-  std::string ap = materialize_array(a), bp = materialize_array(b);
-  int64_t M = a.type.shape[0], K = a.type.shape[1], N = b.type.shape[1];
-  DType in = a.type.dtype;
-  // The node's dtype is the accumulator: f32, f64, i32 or i64 (ir/lower.cpp).
-  std::string acc_t = ctype(e.type.dtype);
-  auto widen = [&](const std::string& v) {
-    if (in == e.type.dtype) return v;
-    return "kdt_cu::convert<" + acc_t + ">(" + v + ")";
-  };
-  declare_temp(e, name);
+  const DotOperands d = begin_dot(e, name);
+  const std::string &ap = d.a, &bp = d.b, &acc_t = d.acc_t;
+  const int64_t M = d.M, K = d.K, N = d.N;
+  auto widen = [&](const std::string& v) { return CLikeEmitter::widen(e, d, v, false); };
   // Each thread computes whole output elements from shared memory.
   w_.line("__syncthreads();");
   w_.open("for (int64_t o_ = kdt_tid; o_ < " + std::to_string(M * N) + "; o_ += kdt_nt) {");
