@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   std::vector<float> out(rows * cols, -1.0f);
   kdt_rt::RunError error;
   if (kdt_kernels::scale_rows(x.data(), out.data(), {}, &error) != 0) {
-    std::fprintf(stderr, "scale_rows failed: %s: %s\n", error.code.c_str(), error.message.c_str());
+    std::fprintf(stderr, "scale_rows failed: %s: %s\n", error.code.name(), error.message.c_str());
     return 1;
   }
   int wrong = 0;
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   // sums += column sums of x (starting from 100)
   std::vector<float> sums(cols, 100.0f);
   if (kdt_kernels::column_sums(x.data(), sums.data(), {}, &error) != 0) {
-    std::fprintf(stderr, "column_sums failed: %s: %s\n", error.code.c_str(), error.message.c_str());
+    std::fprintf(stderr, "column_sums failed: %s: %s\n", error.code.name(), error.message.c_str());
     return 1;
   }
   for (int c = 0; c < cols; ++c) {
