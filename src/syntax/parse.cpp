@@ -1,13 +1,18 @@
 // parse(Source) -> ast::File: lexing, the nesting guard, SLL-then-LL parsing.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include <ANTLRInputStream.h>
 #include <BailErrorStrategy.h>
 #include <CommonTokenStream.h>
 #include <Exceptions.h>
+#include <atn/ATN.h>
+#include <atn/ATNState.h>
 #include <atn/ParserATNSimulator.h>
 #include <atn/PredictionMode.h>
+#include <atn/Transition.h>
+#include <misc/IntervalSet.h>
 
 #include "KDLexer.h"
 #include "KDParser.h"
@@ -110,6 +115,63 @@ void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::Toke
       }
     }
   }
+}
+
+// What the lexer reads in place of every code point past U+007F.
+constexpr char32_t kNonAsciiStandIn = 0x01;
+
+// ANTLR's lexer caches the transitions of its DFA for code points 0-127
+// only: every other code point (any non-ASCII character, and the U+FFFD of
+// every malformed byte, which fuzzed input is full of) costs a fresh ATN
+// simulation, with allocations, hashing and dynamic_casts. When no rule of
+// the lexer names a code point past U+007F or the stand-in above (only
+// wildcards and complements reach them), the lexer cannot tell any of
+// them from the stand-in, so it reads the stand-in instead: the same tokens
+// at the same code-point indices, from the DFA. Nothing reads token text
+// that can hold one (strings, comments and error tokens are read from the
+// source bytes). Checked on the lexer's ATN, once; should a rule name such a
+// code point, the lexer reads the real text.
+bool lexer_cannot_tell_non_ascii(const antlr4::atn::ATN& atn) {
+  for (const antlr4::atn::ATNState* state : atn.states) {
+    if (!state) continue;
+    for (const antlr4::atn::Transition* t : state->transitions) {
+      if (t->isEpsilon() || t->getSerializationType() == antlr4::atn::Transition::WILDCARD) continue;
+      // Atoms, ranges, sets and complements of sets: the code points named.
+      const ssize_t stand_in = kNonAsciiStandIn;
+      const antlr4::misc::IntervalSet label = t->label();  // by value
+      for (const antlr4::misc::Interval& i : label.getIntervals()) {
+        if (i.b >= 0x80 || (i.a <= stand_in && stand_in <= i.b)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The lexer's input with the stand-in: one code point per entry of
+// decoded.byte_offset (a code point is ASCII when its first byte is).
+// ANTLRInputStream's UTF-8 decoder drops a byte order mark that begins the
+// text, so this does too: the tokens are exactly those of decoded.utf8.
+class StandInStream : public antlr4::ANTLRInputStream {
+ public:
+  StandInStream(const std::string& text, const syntax::DecodedText& decoded) {
+    const std::vector<uint32_t>& offsets = decoded.byte_offset;
+    size_t first = decoded.utf8.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 1 : 0;
+    _data.resize(offsets.size() - 1 - first);
+    for (size_t k = 0; k < _data.size(); ++k) {
+      unsigned char lead = static_cast<unsigned char>(text[offsets[first + k]]);
+      _data[k] = lead < 0x80 ? lead : kNonAsciiStandIn;
+    }
+  }
+};
+
+// Whether the lexer may read the stand-in (computed once).
+bool use_stand_in() {
+  static const bool yes = [] {
+    antlr4::ANTLRInputStream nothing;
+    KDLexer lexer(&nothing);
+    return lexer_cannot_tell_non_ascii(lexer.getATN());
+  }();
+  return yes;
 }
 
 std::string limit_note(const char* flag) { return std::string("raise the limit with ") + flag + "=N"; }
@@ -238,8 +300,10 @@ std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, D
   syntax::TokenRanges ranges(file, decoded);
   size_t errors_before = diags.error_count();
 
-  antlr4::ANTLRInputStream input(decoded.utf8);
-  KDLexer lexer(&input);
+  std::unique_ptr<antlr4::ANTLRInputStream> input;
+  if (use_stand_in()) input = std::make_unique<StandInStream>(text, decoded);
+  else input = std::make_unique<antlr4::ANTLRInputStream>(decoded.utf8);
+  KDLexer lexer(input.get());
   lexer.removeErrorListeners();
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();

@@ -18,11 +18,13 @@
 
 namespace kdt::fuzz {
 
-// Runs `body` on a thread with a 512 MiB stack, as kdt's main() does: the
-// parser, checker and lowering recurse once per nesting level and operator
-// chains build deep trees. One thread, started at the first call, runs
-// every body in turn (a new 512 MiB thread per input cost more than a small
-// input); the caller waits for it.
+// Runs `body` with a 512 MiB stack, as kdt's main() does: the parser,
+// checker and lowering recurse once per nesting level and operator chains
+// build deep trees. On the main thread of a process whose RLIMIT_STACK is
+// at least that (run_fuzzers.sh sets `ulimit -s 524288`), right there;
+// otherwise on one thread with such a stack, started at the first call,
+// which runs every body in turn while the caller waits (a new 512 MiB
+// thread per input cost more than a small input).
 void run_on_large_stack(const std::function<void()>& body);
 
 // fuzz_front_end: bytes -> the front end (load, parse, check) on the text in

@@ -1,32 +1,48 @@
 #!/bin/bash
-# Builds the libFuzzer targets in build-fuzz/ (clang-14, KDT_FUZZ=ON) and runs
-# each for SECONDS (default 60), one after the other, on one core: its corpus
-# (build-fuzz/corpus/TARGET, kept between runs) plus the seeds, with the
+# Builds the libFuzzer targets (clang-14, KDT_FUZZ=ON) and runs each for
+# SECONDS (default 60), one after the other, on one core: its corpus
+# (BUILD/corpus/TARGET, kept between runs) plus the seeds, with the
 # dictionary. Prints execs/s (wall clock, and per second of CPU time, which a
 # busy machine changes less), coverage and corpus size per target; crashes,
-# timeouts and leaks land in build-fuzz/artifacts/TARGET/.
+# timeouts and leaks land in BUILD/artifacts/TARGET/.
 #
 #   tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     TARGET: front_end pipeline npy outputs
+#
+# Two builds (docs/reliability.md, "Fuzzing"):
+#   build-fuzz/       ASan and UBSan (the default): memory errors too;
+#   build-fuzz-fast/  UBSan only, with KDT_FUZZ_SANITIZERS=undefined: about
+#                     four times the inputs per second; crashes, aborts and
+#                     UBSan reports, not what only ASan sees. Replay its
+#                     corpus under ASan now and then:
+#                     build-fuzz/tests/fuzz/kdt_fuzz_replay front_end build-fuzz-fast/corpus/front_end
 #
 # front_end, pipeline and npy are the fast targets; outputs (every output
 # of a KD file) is slower and also starts from the front end's corpus and
 # from programs the generator made of the pipeline's corpus.
 #
-# Extra libFuzzer flags can be given in KDT_FUZZ_FLAGS; KDT_FUZZ_NO_BUILD=1
-# runs the binaries already built. See docs/reliability.md.
+# Extra libFuzzer flags can be given in KDT_FUZZ_FLAGS (after the defaults
+# of tests/fuzz/fuzz_flags.sh); KDT_FUZZ_NO_BUILD=1 runs the binaries
+# already built; KDT_FUZZ_BUILD names another build directory.
 set -u
 cd "$(dirname "$0")/../.."
 root=$PWD
 seconds=${1:-60}
 shift || true
 targets=${*:-front_end pipeline npy outputs}
-build=${KDT_FUZZ_BUILD:-$root/build-fuzz}
+sanitizers=${KDT_FUZZ_SANITIZERS:-address,undefined}
+case $sanitizers in
+  address,undefined) default_build=$root/build-fuzz ;;
+  undefined) default_build=$root/build-fuzz-fast ;;
+  *) echo "KDT_FUZZ_SANITIZERS=$sanitizers: use address,undefined (default) or undefined" >&2; exit 2 ;;
+esac
+build=${KDT_FUZZ_BUILD:-$default_build}
 cxx=${KDT_FUZZ_CXX:-clang++-14}
+. "$root/tests/fuzz/fuzz_flags.sh"
 
 if [ -z "${KDT_FUZZ_NO_BUILD:-}" ]; then
   # Coverage instrumentation for kdt's code only (see coverage_ignorelist.txt).
   cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DKDT_FUZZ=ON -DKDT_BUILD_TESTS=OFF \
+        -DKDT_FUZZ=ON -DKDT_FUZZ_SANITIZERS="$sanitizers" -DKDT_BUILD_TESTS=OFF \
         -DCMAKE_CXX_FLAGS="-fsanitize-coverage-ignorelist=$root/tests/fuzz/coverage_ignorelist.txt" >/dev/null || exit 1
   build_targets=""
   for t in $targets; do build_targets="$build_targets fuzz_$t"; done
@@ -60,8 +76,12 @@ if [ -x "$replay" ]; then
   done
 fi
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$root/tests/fuzz/ubsan.supp}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-$KDT_FUZZ_ASAN_OPTIONS}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-$KDT_FUZZ_UBSAN_OPTIONS}
+# A 512 MiB main-thread stack: the KD targets then run each input on the
+# main thread instead of handing it to a thread with such a stack
+# (fuzz_inputs.h, run_on_large_stack).
+ulimit -s 524288 2>/dev/null || true
 
 summary=""
 status=0
@@ -82,7 +102,7 @@ for t in $targets; do
   echo "== fuzz_$t for ${seconds}s (log: $log)"
   /usr/bin/time -f "%U %S" -o "$build/logs/$t.cpu" \
   "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
-      -print_final_stats=1 -artifact_prefix="$artifacts/" $flags ${KDT_FUZZ_FLAGS:-} \
+      -print_final_stats=1 -artifact_prefix="$artifacts/" $flags $(kdt_fuzz_flags "$t") ${KDT_FUZZ_FLAGS:-} \
       "$corpus" "$seeds/$t" $extra >"$log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && status=1
@@ -101,6 +121,6 @@ done
 echo
 printf "$summary"
 echo "(execs/s: wall clock; /cpu-s: per second of the fuzzer's CPU time; cov: instrumented edges reached;"
-echo " ft: libFuzzer features; corpus: files in build-fuzz/corpus/TARGET)"
+echo " ft: libFuzzer features; corpus: files in $build/corpus/TARGET)"
 echo "Line coverage of src/discharge and src/emit: tests/fuzz/coverage.sh"
 exit $status
