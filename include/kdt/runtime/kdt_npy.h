@@ -265,6 +265,22 @@ inline std::string npy_shape_repr(const std::vector<uint64_t>& shape) {
   return s;
 }
 
+// The item size of `descr` and the number of elements of `shape`, as the
+// reader and the writer both check them: false with a message when kdt
+// cannot hold the dtype or the element count overflows 64 bits.
+inline bool npy_element_count(const std::string& descr, const std::vector<uint64_t>& shape, size_t& itemsize,
+                              uint64_t& count, std::string& error) {
+  if (!npy_parse_descr(descr, itemsize, error)) return false;
+  count = 1;
+  for (uint64_t d : shape) {
+    if (mul_overflows(count, d, count)) {
+      error = "array shape " + npy_shape_repr(shape) + " is too large";
+      return false;
+    }
+  }
+  return true;
+}
+
 // The largest header dict accepted (format 2.0 and 3.0 allow 4 GiB; np.save
 // writes a few hundred bytes, and NumPy's own reader stops at 10000 by
 // default): a header is read into memory before anything is known.
@@ -349,18 +365,9 @@ inline bool npy_parse_header(const unsigned char* bytes, size_t size, NpyHeader&
     return false;
   }
   size_t itemsize = 0;
-  if (!npy_parse_descr(descr, itemsize, message)) {
-    error = message;
-    return false;
-  }
-  uint64_t count = 1;
+  uint64_t count = 0;
+  if (!npy_element_count(descr, shape, itemsize, count, error)) return false;
   uint64_t expected = 0;
-  for (uint64_t d : shape) {
-    if (mul_overflows(count, d, count)) {
-      error = "array shape " + npy_shape_repr(shape) + " is too large";
-      return false;
-    }
-  }
   if (mul_overflows(count, itemsize, expected) || expected > std::numeric_limits<size_t>::max() / 2) {
     error = "array shape " + npy_shape_repr(shape) + " is too large";
     return false;
@@ -490,19 +497,9 @@ inline bool npy_read_impl(const std::string& path, NpyArray& out, std::string& e
 inline bool npy_header_impl(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
                             std::string& out, std::string& error) {
   size_t itemsize = 0;
-  std::string message;
-  if (!npy_parse_descr(descr, itemsize, message)) {
-    error = message;
-    return false;
-  }
-  uint64_t count = 1;
+  uint64_t count = 0;
+  if (!npy_element_count(descr, shape, itemsize, count, error)) return false;
   uint64_t expected = 0;
-  for (uint64_t d : shape) {
-    if (mul_overflows(count, d, count)) {
-      error = "array shape " + npy_shape_repr(shape) + " is too large";
-      return false;
-    }
-  }
   if (mul_overflows(count, itemsize, expected) || expected != static_cast<uint64_t>(bytes)) {
     error = "npy_write: " + std::to_string(bytes) + " bytes of data do not match shape " + npy_shape_repr(shape) +
             " of '" + descr + "'";
