@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <boost/program_options.hpp>
+#include <deque>
 #include <sstream>
 
 namespace kdt {
@@ -90,6 +91,34 @@ bool pick(const std::string& value, const std::map<std::string, T>& choices, T& 
   return true;
 }
 
+// How the help of a limit flag shows its default: the number, or the number
+// and the same in KiB, MiB or GiB ("16777216 = 16 MiB").
+enum class DefaultText { Number, WithUnit };
+
+// A limit flag whose help ends in its default, read from Limits' initialiser
+// (include/kdt/limits.h) so that the two cannot drift apart:
+// "largest source file, in bytes (default 16777216 = 16 MiB)".
+LimitFlag limit_flag(const char* name, int64_t Limits::*field, int64_t max, const char* what,
+                     DefaultText shown = DefaultText::Number) {
+  // LimitFlag::help is a C string: the texts live here, built once, and a
+  // deque keeps them in place as it grows.
+  static std::deque<std::string> helps;
+  const int64_t value = Limits{}.*field;
+  std::string help = std::string(what) + " (default " + std::to_string(value);
+  if (shown == DefaultText::WithUnit) {
+    static const char* const units[] = {"GiB", "MiB", "KiB"};
+    for (int i = 0; i < 3; ++i) {
+      const int64_t unit = int64_t{1} << (30 - 10 * i);
+      if (value % unit == 0) {
+        help += " = " + std::to_string(value / unit) + " " + units[i];
+        break;
+      }
+    }
+  }
+  helps.push_back(help + ")");
+  return {name, field, max, helps.back().c_str()};
+}
+
 }  // namespace
 
 const std::vector<LimitFlag>& limit_flags() {
@@ -97,24 +126,24 @@ const std::vector<LimitFlag>& limit_flags() {
   // (docs/reliability.md, "Limits", has the measurements); the others are
   // sanity bounds.
   static const std::vector<LimitFlag> flags = {
-      {"max-nesting", &Limits::max_nesting, 5'000,
-       "deepest nesting of brackets, blocks, prefix operators, ?: and else-if chains (default 256)"},
-      {"max-expression-terms", &Limits::max_expression_terms, 50'000,
-       "most binary operators and indexings in one statement (default 10000)"},
-      {"max-include-depth", &Limits::max_include_depth, 10'000, "deepest chain of nested includes (default 200)"},
-      {"max-source-bytes", &Limits::max_source_bytes, int64_t{1} << 40,
-       "largest source file, in bytes (default 16777216 = 16 MiB)"},
-      {"max-literal-length", &Limits::max_literal_length, int64_t{1} << 30,
-       "longest number or string literal, in bytes (default 65536)"},
-      {"max-kernels", &Limits::max_kernels, 1'000'000, "most kernels in one program (default 1000)"},
-      {"max-tile-bytes", &Limits::max_tile_bytes, int64_t{1} << 40, "largest tile value, in bytes (default 1048576)"},
-      {"max-scratch-bytes", &Limits::max_scratch_bytes, int64_t{1} << 40,
-       "most scratch per program of a kernel, in bytes (default 232448 = 227 KiB)"},
-      {"max-ref-bytes", &Limits::max_ref_bytes, int64_t{1} << 50,
-       "largest ref (parameter or scratch buffer), in bytes (default 4294967296 = 4 GiB)"},
-      {"max-devices", &Limits::max_devices, 65'536, "most devices of a kernel (default 1024)"},
-      {"max-programs", &Limits::max_programs, int64_t{1} << 40,
-       "most programs of one launch, grid size times devices (default 16777216)"},
+      limit_flag("max-nesting", &Limits::max_nesting, 5'000,
+                 "deepest nesting of brackets, blocks, prefix operators, ?: and else-if chains"),
+      limit_flag("max-expression-terms", &Limits::max_expression_terms, 50'000,
+                 "most binary operators and indexings in one statement"),
+      limit_flag("max-include-depth", &Limits::max_include_depth, 10'000, "deepest chain of nested includes"),
+      limit_flag("max-source-bytes", &Limits::max_source_bytes, int64_t{1} << 40, "largest source file, in bytes",
+                 DefaultText::WithUnit),
+      limit_flag("max-literal-length", &Limits::max_literal_length, int64_t{1} << 30,
+                 "longest number or string literal, in bytes"),
+      limit_flag("max-kernels", &Limits::max_kernels, 1'000'000, "most kernels in one program"),
+      limit_flag("max-tile-bytes", &Limits::max_tile_bytes, int64_t{1} << 40, "largest tile value, in bytes"),
+      limit_flag("max-scratch-bytes", &Limits::max_scratch_bytes, int64_t{1} << 40,
+                 "most scratch per program of a kernel, in bytes", DefaultText::WithUnit),
+      limit_flag("max-ref-bytes", &Limits::max_ref_bytes, int64_t{1} << 50,
+                 "largest ref (parameter or scratch buffer), in bytes", DefaultText::WithUnit),
+      limit_flag("max-devices", &Limits::max_devices, 65'536, "most devices of a kernel"),
+      limit_flag("max-programs", &Limits::max_programs, int64_t{1} << 40,
+                 "most programs of one launch, grid size times devices"),
   };
   return flags;
 }
