@@ -8,12 +8,10 @@
 // /usr/local/cuda/bin, then PATH. KDT_NO_CUDA=1 hides both routes and
 // KDT_NO_NVRTC=1 the first (tests).
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -21,6 +19,9 @@
 #include <vector>
 
 #include "kdt/driver/ptx_compile.h"
+
+#include "driver/signals.h"
+#include "driver/spawn.h"
 
 namespace kdt {
 
@@ -167,27 +168,31 @@ int compile_nvcc(const std::string& cuda, const std::string& arch, std::string& 
     std::ofstream f(cu, std::ios::binary);
     f << cuda;
   }
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-    }
-    std::string a = "-arch=" + arch;
-    ::execl(nvcc.c_str(), nvcc.c_str(), "-ptx", "-std=c++17", a.c_str(), "-o", out.c_str(), cu.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
+  // No shell: nvcc's argv as is, its output and messages into `log`.
+  ProcessSpec spec;
+  spec.argv = {nvcc, "-ptx", "-std=c++17", "-arch=" + arch, "-o", out, cu};
+  spec.stdout_path = log;
+  spec.stderr_path = log;
+  ProcessResult result;
+  int interrupted = 0;
+  {
+    // nvcc runs in a process group of its own, which a ^C at the terminal
+    // does not reach: kdt forwards the signal, removes the files below and
+    // then dies of it, as when nvcc shared kdt's group.
+    InterruptScope interrupts;
+    result = run_process(spec);
+    interrupted = interrupt_signal();
   }
-  int status = 0;
-  if (pid > 0) ::waitpid(pid, &status, 0);
-  bool ok = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  bool ok = result.kind == ProcessResult::Kind::Exited && result.code == 0;
   if (ok) ptx = read_file(out);
+  // Stopped by a signal that kdt ignores (it was started ignoring it) and so outlives.
+  else if (result.kind == ProcessResult::Kind::Interrupted) error = "nvcc " + describe(result);
   else error = "nvcc could not compile the CUDA output for " + arch + ":\n" + read_file(log);
   ::unlink(cu.c_str());
   ::unlink(out.c_str());
   ::unlink(log.c_str());
   ::rmdir(dir.c_str());
+  if (interrupted) ::raise(interrupted);
   return ok ? 1 : 0;
 }
 
