@@ -8,8 +8,6 @@
 #ifndef KDT_RUNTIME_KDT_CODES_H
 #define KDT_RUNTIME_KDT_CODES_H
 
-#include <cstring>
-
 namespace kdt_rt {
 
 enum class Code {
@@ -19,35 +17,23 @@ enum class Code {
 };
 
 namespace detail {
-struct CodeRow {
-  Code code;
-  const char* name;
-};
-constexpr CodeRow kCodes[] = {
-#define KDT_DIAG(id, name, severity, phase, summary) {Code::id, name},
+// The codes' names, in the enumerators' order.
+constexpr const char* kCodeNames[] = {
+#define KDT_DIAG(id, name, severity, phase, summary) name,
 #include "../diag/diagnostics.def"
 #undef KDT_DIAG
 };
 }  // namespace detail
 
-inline const char* code_name(Code code) { return detail::kCodes[static_cast<int>(code)].name; }
+inline const char* code_name(Code code) { return detail::kCodeNames[static_cast<int>(code)]; }
 
-// The code named `name`; InternalError for a name that is not a code.
-inline Code code_from_name(const char* name) {
-  for (const detail::CodeRow& row : detail::kCodes) {
-    if (std::strcmp(row.name, name) == 0) return row.code;
-  }
-  return Code::InternalError;
-}
-
-// The code of a run-time error: an enumerator (kdt_rt::Code::OutOfBounds).
-// A code's name ("out-of-bounds") converts too, for emitted code that
-// spells codes as strings; it is looked up in the registry.
+// The code of a run-time error: an enumerator (kdt_rt::Code::OutOfBounds),
+// as emitted code and the prelude's own checks give it; name() is what the
+// harness reports and `kdt run` reads back.
 struct RunCode {
   Code id = Code::InternalError;
   RunCode() = default;
   RunCode(Code code) : id(code) {}
-  RunCode(const char* name) : id(code_from_name(name)) {}
   const char* name() const { return code_name(id); }
   friend bool operator==(RunCode a, RunCode b) { return a.id == b.id; }
   friend bool operator!=(RunCode a, RunCode b) { return a.id != b.id; }

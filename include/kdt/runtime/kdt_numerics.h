@@ -562,27 +562,19 @@ KDT_MATH_UNARY(ceil, std::ceil(x))
 // after each operation, floats are plain IEEE (no contraction: emitted
 // files are compiled with -ffp-contract=off by `kdt run`, and each
 // operation here is a separate statement-level expression).
-// Both spellings work: op_add(a, b) (T deduced) and op_add<T>(a, b), the
-// CUDA prelude's (kdt_cu::op_add<T>), with the same results.
-namespace detail {
-template <class T>
-constexpr bool is_half_v = std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
-}  // namespace detail
+// Emitted code calls them with T deduced (kdt_rt::op_add(a, b)): f16 and
+// bf16 take the overloads after each template.
 template <class T> inline T op_add(T a, T b) {
-  if constexpr (detail::is_half_v<T>) return add(a, b);
-  else if constexpr (std::is_integral_v<T>) return wrap_add(a, b); else return a + b;
+  if constexpr (std::is_integral_v<T>) return wrap_add(a, b); else return a + b;
 }
 template <class T> inline T op_sub(T a, T b) {
-  if constexpr (detail::is_half_v<T>) return sub(a, b);
-  else if constexpr (std::is_integral_v<T>) return wrap_sub(a, b); else return a - b;
+  if constexpr (std::is_integral_v<T>) return wrap_sub(a, b); else return a - b;
 }
 template <class T> inline T op_mul(T a, T b) {
-  if constexpr (detail::is_half_v<T>) return mul(a, b);
-  else if constexpr (std::is_integral_v<T>) return wrap_mul(a, b); else return a * b;
+  if constexpr (std::is_integral_v<T>) return wrap_mul(a, b); else return a * b;
 }
 template <class T> inline T op_neg(T a) {
-  if constexpr (detail::is_half_v<T>) return neg(a);
-  else if constexpr (std::is_integral_v<T>) return wrap_neg(a); else return -a;
+  if constexpr (std::is_integral_v<T>) return wrap_neg(a); else return -a;
 }
 inline f16 op_add(f16 a, f16 b) { return add(a, b); }
 inline f16 op_sub(f16 a, f16 b) { return sub(a, b); }
@@ -593,16 +585,10 @@ inline bf16 op_sub(bf16 a, bf16 b) { return sub(a, b); }
 inline bf16 op_mul(bf16 a, bf16 b) { return mul(a, b); }
 inline bf16 op_neg(bf16 a) { return neg(a); }
 
-template <class T> inline T op_div(T a, T b) {
-  if constexpr (detail::is_half_v<T>) return div(a, b); else return a / b;
-}
+template <class T> inline T op_div(T a, T b) { return a / b; }
 inline f16 op_div(f16 a, f16 b) { return div(a, b); }
 inline bf16 op_div(bf16 a, bf16 b) { return div(a, b); }
-template <class T> inline T op_rem(T a, T b) {
-  if constexpr (std::is_same_v<T, f16>) return f16_from_f32(std::fmod(to_f32(a), to_f32(b)));
-  else if constexpr (std::is_same_v<T, bf16>) return bf16_from_f32(std::fmod(to_f32(a), to_f32(b)));
-  else return static_cast<T>(std::fmod(a, b));
-}
+template <class T> inline T op_rem(T a, T b) { return static_cast<T>(std::fmod(a, b)); }
 inline f16 op_rem(f16 a, f16 b) { return f16_from_f32(std::fmod(to_f32(a), to_f32(b))); }
 inline bf16 op_rem(bf16 a, bf16 b) { return bf16_from_f32(std::fmod(to_f32(a), to_f32(b))); }
 
