@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates src/ir/macro_names.def: every macro that the headers emitted
+# Regenerates src/emit/macro_names.def: every macro that the headers emitted
 # C++ and CUDA may include can define, so that KD names spelled like one
-# get the `kd_` prefix (src/ir/lower.cpp, `reserved`; issue 12, item 8).
+# get the `kd_` prefix (src/emit/target_names.cpp, `is_reserved_name`; issue 12, item 8).
 #
 # A macro is replaced before the compiler sees a declaration, so a KD name
 # such as `EOF`, `errno` or `M_PI` emitted as is breaks the emitted code.
@@ -12,14 +12,14 @@
 # and glibc's extras (`major`, `minor`), in strict and GNU modes (`linux`,
 # `unix`), with g++ and clang++ where present, and CUDA's (cuda_runtime.h, cuda_fp16.h,
 # cuda_bf16.h) through nvcc, host and device passes, where /usr/local/cuda
-# (or $NVCC) has it. Names the rule in `reserved` covers already (those
+# (or $NVCC) has it. Names the rule in `is_reserved_name` covers already (those
 # that start with `_` and an uppercase letter, or contain `__`) are left
 # out of the table.
 #
-# usage: scripts/gen-macro-names.sh [OUTPUT]   (default src/ir/macro_names.def)
+# usage: scripts/gen-macro-names.sh [OUTPUT]   (default src/emit/macro_names.def)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-src/ir/macro_names.def}
+out=${1:-src/emit/macro_names.def}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

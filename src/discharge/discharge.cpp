@@ -1,5 +1,7 @@
 #include "kdt/discharge/discharge.h"
 
+#include <algorithm>
+
 #include "ptx_translate.h"
 
 namespace kdt {
@@ -20,6 +22,51 @@ ir::View capture_shape(const ir::View& v) {
     out.dims.push_back(std::move(c));
   }
   return out;
+}
+
+std::vector<int64_t> row_major_strides(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+
+// The coordinates of a copy step in view `v` of a ref of `ref_shape`: the
+// view's leading `loops` dimensions follow the copy loops; the captured
+// starts are numbered on from `capture`.
+std::vector<ir::CopyCoord> copy_coords(const ir::View& v, const Shape& ref_shape, size_t loops, int& capture) {
+  std::vector<int64_t> strides = row_major_strides(ref_shape);
+  std::vector<ir::CopyCoord> out;
+  size_t view_dim = 0;
+  for (size_t d = 0; d < v.dims.size(); ++d) {
+    const ir::ViewDim& dim = v.dims[d];
+    ir::CopyCoord c;
+    c.stride = strides[d];
+    if (dim.captured) c.capture = capture++;
+    else c.static_start = dim.static_start;
+    if (!dim.dropped) {
+      if (view_dim < loops) c.loop = static_cast<int>(view_dim);
+      ++view_dim;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+// A DMA's copy: loops over the leading dimensions, contiguous runs of the
+// trailing ones that both views hold contiguously.
+ir::CopyPlan plan_copy(const ir::Kernel& k, const ir::View& src, const ir::View& dst) {
+  const Shape& src_ref = k.refs[src.ref].shape;
+  const Shape& dst_ref = k.refs[dst.ref].shape;
+  Shape shape = src.shape();
+  size_t tail = std::min(src.contiguous_tail(src_ref), dst.contiguous_tail(dst_ref));
+  size_t loops = shape.size() - tail;
+  ir::CopyPlan plan;
+  plan.loops.assign(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(loops));
+  for (size_t i = loops; i < shape.size(); ++i) plan.chunk *= shape[i];
+  int capture = 0;
+  plan.src = copy_coords(src, src_ref, loops, capture);
+  plan.dst = copy_coords(dst, dst_ref, loops, capture);
+  return plan;
 }
 
 class Discharger {
@@ -52,6 +99,7 @@ class Discharger {
         site.bytes = s.bytes;
         site.dtype = k_.refs[s.src->ref].dtype;
         site.range = s.range;
+        site.copy = plan_copy(k_, site.src, site.dst);
         s.dma_id = static_cast<int>(k_.dmas.size());
         k_.dmas.push_back(std::move(site));
         s.kind = ir::StmtKind::DmaIssue;

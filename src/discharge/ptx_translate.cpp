@@ -188,6 +188,7 @@ class Translator {
     for (char c : base) clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
     l.name = "kdtptx" + std::to_string(id_) + "_" + clean + "_" + std::to_string(counter_++);
     l.type = Type::value(rc_dtype(rc));
+    l.internal = true;
     k_.locals.push_back(l);
     int id = static_cast<int>(k_.locals.size()) - 1;
     auto st = std::make_unique<ir::Stmt>();
@@ -820,6 +821,7 @@ TranslateResult translate_asm(ir::Kernel& k, int asm_id) {
       l.name = "kdtptx" + std::to_string(asm_id) + "_" + (out ? "out_" : "in_") + names[i];
       l.type = Type::value(ops[i].second);
       l.mutable_ = out;
+      l.internal = true;
       k.locals.push_back(l);
       ops[i].first = static_cast<int>(k.locals.size()) - 1;
     }

@@ -9,6 +9,7 @@
 //
 //   c_like_statements.cpp   the statement walk
 //   c_like_values.cpp       values, views, temporaries
+//   target_names.cpp        the C++/CUDA spelling of KD's names
 #pragma once
 
 #include <map>
@@ -19,6 +20,7 @@
 #include "code_writer.h"
 #include "kdt/ir/ir.h"
 #include "loop_shapes.h"
+#include "target_names.h"
 
 namespace kdt::emit {
 
@@ -43,14 +45,14 @@ class CLikeEmitter {
   virtual ~CLikeEmitter() = default;
 
  protected:
-  CLikeEmitter(const ir::Kernel& k, CodeWriter& w, const TargetSpelling& target) : k_(k), w_(w), target_(target) {}
+  CLikeEmitter(const ir::Kernel& k, CodeWriter& w, const TargetSpelling& target) : k_(k), names_(k), w_(w), target_(target) {}
 
   // ----- names ----------------------------------------------------------------------
   std::string ctype(DType t) const { return c_type(t, target_.runtime); }
   // `name` in the runtime's namespace.
   std::string rt(const std::string& name) const { return std::string(target_.runtime) + "::" + name; }
   std::string fresh(const char* base) { return std::string(base) + std::to_string(next_temp_++) + target_.temp_suffix; }
-  std::string local_name(int l) const { return k_.locals[l].name; }
+  const std::string& local_name(int l) const { return names_.locals[l]; }
   // A new element loop over `shape`: one index per dimension and a flat index.
   LoopCtx new_ctx(const Shape& shape);
 
@@ -171,6 +173,7 @@ class CLikeEmitter {
   virtual void tile_slice(const Expr& e, const std::string& name) = 0;
 
   const ir::Kernel& k_;
+  const TargetNames names_;  // what the emitted code calls the kernel's names
   CodeWriter& w_;
   const TargetSpelling& target_;
   int next_temp_ = 0;

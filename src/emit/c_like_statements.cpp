@@ -23,8 +23,9 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Let: let(s); break;
     case ir::StmtKind::Assign: {
       const ir::Local& l = k_.locals[s.local];
-      if (l.type.shape.empty()) w_.line(l.name + " = " + scalar(*s.value) + ";");
-      else store_tile(l.name, l.type.shape, *s.value);
+      const std::string& name = local_name(s.local);
+      if (l.type.shape.empty()) w_.line(name + " = " + scalar(*s.value) + ";");
+      else store_tile(name, l.type.shape, *s.value);
       break;
     }
     case ir::StmtKind::Store: store_view(s); break;

@@ -159,9 +159,7 @@ std::string CLikeEmitter::elem(const Expr& e, const LoopCtx& ctx) {
     case ExprKind::AsmOutput: return index_of(asm_outputs_.at(e.asm_id)[e.index], e.type.shape, ctx);
     case ExprKind::ScalarParam:
     case ExprKind::ProgramId:
-    case ExprKind::NumPrograms:
     case ExprKind::DeviceId:
-    case ExprKind::NumDevices:
     case ExprKind::SemRead:
     case ExprKind::PtxOp: return leaf(e, ctx);
     default: return index_of(materialize(e), e.type.shape, ctx);

@@ -1,12 +1,11 @@
-// The C++ target's DMAs and semaphores: one copy routine per DMA site, the
-// records a start issues and a wait retires, signals and waits through the
-// device scheduler.
+// The C++ target's DMAs and semaphores: one copy routine per DMA site
+// (the loops discharge planned, ir::CopyPlan), the records a start issues
+// and a wait retires, signals and waits through the device scheduler.
 #include "cpp_kernel_emitter.h"
 
 namespace kdt::cpp {
 
 using emit::count_of;
-using emit::contiguous_tail;
 using emit::strides_of;
 
 // ----- DMA copies -----------------------------------------------------------
@@ -15,38 +14,31 @@ void CppKernelEmitter::emit_dma_sites() {
     const ir::DmaSite& d = k_.dmas[id];
     w_.line("// DMA #" + std::to_string(id) + ": " + (d.add ? "dst += src" : "dst = src") + " over " +
             std::to_string(d.bytes) + " bytes.");
-    w_.open("static void " + k_.name + "_dma" + std::to_string(id) + "(" + k_.name + "_launch& L, const kdt_rt::DmaRecord& d) {");
-    w_.line("const " + k_.name + "_params& sp = L.params[static_cast<size_t>(d.src_device)];");
-    w_.line("const " + k_.name + "_params& dp = L.params[static_cast<size_t>(d.dst_device)];");
-    w_.line(k_.name + "_program_state& ss = L.state(d.src_device, d.program);");
-    w_.line(k_.name + "_program_state& ds = L.state(d.dst_device, d.program);");
+    w_.open("static void " + names_.kernel + "_dma" + std::to_string(id) + "(" + names_.kernel + "_launch& L, const kdt_rt::DmaRecord& d) {");
+    w_.line("const " + names_.kernel + "_params& sp = L.params[static_cast<size_t>(d.src_device)];");
+    w_.line("const " + names_.kernel + "_params& dp = L.params[static_cast<size_t>(d.dst_device)];");
+    w_.line(names_.kernel + "_program_state& ss = L.state(d.src_device, d.program);");
+    w_.line(names_.kernel + "_program_state& ds = L.state(d.dst_device, d.program);");
     w_.line("const int64_t* starts = d.starts;");
     w_.line("(void)sp, (void)dp, (void)ss, (void)ds, (void)starts;");
-    Shape shape = d.src.shape();
-    size_t rank = shape.size();
-    size_t tail = std::min(contiguous_tail(d.src, k_.refs[d.src.ref].shape),
-                           contiguous_tail(d.dst, k_.refs[d.dst.ref].shape));
-    int64_t chunk = 1;
-    for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
-    std::vector<std::string> idx;
-    for (size_t i = 0; i < rank - tail; ++i) {
-      idx.push_back("i" + std::to_string(i));
-      w_.open("for (int64_t i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < " + std::to_string(shape[i]) +
-              "; ++i" + std::to_string(i) + ") {");
+    // The loops and runs discharge laid out (ir::CopyPlan).
+    const ir::CopyPlan& plan = d.copy;
+    for (size_t i = 0; i < plan.loops.size(); ++i) {
+      std::string v = "i" + std::to_string(i);
+      w_.open("for (int64_t " + v + " = 0; " + v + " < " + std::to_string(plan.loops[i]) + "; ++" + v + ") {");
     }
-    for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
-    int capture = 0;
-    std::string src = ref_base(d.src.ref, "s") + " + " + view_offset(d.src, idx, capture);
-    std::string dst = ref_base(d.dst.ref, "d") + " + " + view_offset(d.dst, idx, capture);
+    std::string src = ref_base(d.src.ref, "s") + " + " + copy_offset(plan.src);
+    std::string dst = ref_base(d.dst.ref, "d") + " + " + copy_offset(plan.dst);
     std::string T = ctype(d.dtype);
+    std::string chunk = std::to_string(plan.chunk);
     if (d.add) {
       w_.line("const " + T + "* src = " + src + ";");
       w_.line(T + "* dst = " + dst + ";");
-      w_.line("for (int64_t j = 0; j < " + std::to_string(chunk) + "; ++j) dst[j] = kdt_rt::op_add(dst[j], src[j]);");
+      w_.line("for (int64_t j = 0; j < " + chunk + "; ++j) dst[j] = kdt_rt::op_add(dst[j], src[j]);");
     } else {
-      w_.line("std::memcpy(" + dst + ", " + src + ", " + std::to_string(chunk) + " * sizeof(" + T + "));");
+      w_.line("std::memcpy(" + dst + ", " + src + ", " + chunk + " * sizeof(" + T + "));");
     }
-    for (size_t i = 0; i < rank - tail; ++i) w_.close();
+    for (size_t i = 0; i < plan.loops.size(); ++i) w_.close();
     w_.close();
     w_.line();
   }
@@ -54,11 +46,11 @@ void CppKernelEmitter::emit_dma_sites() {
 
 // Moves the data of a started DMA (at its start or at the wait that retires it).
 void CppKernelEmitter::emit_run_dma() {
-  w_.open("[[maybe_unused]] static void " + k_.name + "_run_dma(" + k_.name + "_launch& L, kdt_rt::DmaRecord& d) {");
+  w_.open("[[maybe_unused]] static void " + names_.kernel + "_run_dma(" + names_.kernel + "_launch& L, kdt_rt::DmaRecord& d) {");
   w_.line("(void)L;");
   w_.open("switch (d.site) {");
   for (size_t id = 0; id < k_.dmas.size(); ++id) {
-    w_.line("case " + std::to_string(id) + ": " + k_.name + "_dma" + std::to_string(id) + "(L, d); break;");
+    w_.line("case " + std::to_string(id) + ": " + names_.kernel + "_dma" + std::to_string(id) + "(L, d); break;");
   }
   w_.line("default: break;");
   w_.close();
@@ -67,23 +59,18 @@ void CppKernelEmitter::emit_run_dma() {
   w_.line();
 }
 
-// Offset of a view element inside its ref. `idx` names the view-space
-// index of every non-dropped dimension; captured starts come from
-// `starts[...]` in order.
-std::string CppKernelEmitter::view_offset(const ir::View& v, const std::vector<std::string>& idx, int& capture) {
-  const Shape& rs = k_.refs[v.ref].shape;
-  std::vector<int64_t> st = strides_of(rs);
+// The element offset of a copy step's coordinates: captured starts come
+// from the record's `starts[...]`, loop indices are `i0`, `i1`, ...
+std::string CppKernelEmitter::copy_offset(const std::vector<ir::CopyCoord>& coords) {
   std::string out;
-  size_t vd = 0;
-  for (size_t d = 0; d < rs.size(); ++d) {
-    const ir::ViewDim& dim = v.dims[d];
-    std::string coord = dim.captured ? "starts[" + std::to_string(capture++) + "]" : std::to_string(dim.static_start);
-    if (!dim.dropped) {
-      const std::string& i = idx[vd++];
-      if (i != "0") coord = coord == "0" ? i : coord + " + " + i;
+  for (const ir::CopyCoord& c : coords) {
+    std::string coord = c.capture >= 0 ? "starts[" + std::to_string(c.capture) + "]" : std::to_string(c.static_start);
+    if (c.loop >= 0) {
+      std::string i = "i" + std::to_string(c.loop);
+      coord = coord == "0" ? i : coord + " + " + i;
     }
     if (coord == "0") continue;
-    std::string term = st[d] == 1 ? "(" + coord + ")" : "(" + coord + ") * " + std::to_string(st[d]);
+    std::string term = c.stride == 1 ? "(" + coord + ")" : "(" + coord + ") * " + std::to_string(c.stride);
     out += out.empty() ? term : " + " + term;
   }
   return out.empty() ? "0" : out;
@@ -97,7 +84,7 @@ std::string CppKernelEmitter::sem_ref(const ir::SemRef& r, const std::string& st
     if (options_.checks) index = "kdt_rt::checked_index(" + index + ", 1, " + std::to_string(sem.count) + ", " +
                                  loc(r.index->range) + ", \"semaphore index\")";
   }
-  return state + "." + sem.name + "[" + index + "]";
+  return state + "." + names_.sems[r.sem] + "[" + index + "]";
 }
 
 // ----- DMAs at run time ---------------------------------------------------------
@@ -149,7 +136,7 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
     w_.line(d + "->has_src_sem = " + std::string(s.src_sem ? "true" : "false") + ";");
     w_.line("kdt_rt::claim_dma(" + d + ", s.clock);");
   }
-  w_.line("if (options.eager_dma) " + k_.name + "_run_dma(L, *" + d + ");");
+  w_.line("if (options.eager_dma) " + names_.kernel + "_run_dma(L, *" + d + ");");
   w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
   // The source side of a remote DMA is retired by a wait on `src_sem`.
   if (s.src_sem) w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + ");");
@@ -173,7 +160,7 @@ void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
   }
   if (options_.checks) w_.line("kdt_rt::retire_claims(*d_, &sem_, s.clock);");
   // on_wait: the data moves now, at the first wait that retires the DMA.
-  w_.line("if (!d_->landed) " + k_.name + "_run_dma(L, *d_);");
+  w_.line("if (!d_->landed) " + names_.kernel + "_run_dma(L, *d_);");
   w_.close();
 }
 

@@ -6,6 +6,7 @@
 
 #include "c_types.h"
 #include "loop_shapes.h"
+#include "target_names.h"
 
 namespace kdt::emit {
 
@@ -16,6 +17,7 @@ std::string c_type(DType t) { return emit::c_type(t, "kdt_rt"); }
 }  // namespace
 
 void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWriter& w) {
+  const TargetNames names(k);
   bool multi = k.devices > 1;
   std::string devices = std::to_string(k.devices);
   w.line("// --harness: reads every in/inout parameter from a .npy file and every scalar from");
@@ -52,34 +54,36 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
     if (!call.empty()) call += ", ";
     if (is_ref) {
       const ir::Ref& r = k.refs[i];
-      w.line("kdt_rt::HarnessBuffer<" + c_type(r.dtype) + "> " + r.name + ";");
+      const std::string& name = names.refs[i];
+      w.line("kdt_rt::HarnessBuffer<" + c_type(r.dtype) + "> " + name + ";");
       if (r.is_output && r.starts_uninitialized) {
-        w.line("kdt_rt::harness_out_buffer({" + shape_of(r) + "}, " + r.name + ");");
+        w.line("kdt_rt::harness_out_buffer({" + shape_of(r) + "}, " + name + ");");
       } else {
         w.line("if (!kdt_rt::harness_input(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) +
-                "\", {" + shape_of(r) + "}, " + r.name + ", " + std::to_string(index) + ")) return 2;");
+                "\", {" + shape_of(r) + "}, " + name + ", " + std::to_string(index) + ")) return 2;");
       }
       if (multi) {
         std::string T = c_type(r.dtype);
-        w.line("std::vector<" + T + "*> " + r.name + "_devices_;");
-        w.line("for (size_t d = 0; d < " + devices + "; ++d) " + r.name + "_devices_.push_back(" + r.name + ".data() + d * " +
+        w.line("std::vector<" + T + "*> " + name + "_devices_;");
+        w.line("for (size_t d = 0; d < " + devices + "; ++d) " + name + "_devices_.push_back(" + name + ".data() + d * " +
                 std::to_string(count_of(r.shape)) + ");");
-        call += r.name + "_devices_.data()";
+        call += name + "_devices_.data()";
       } else {
-        call += r.name + ".data()";
+        call += name + ".data()";
       }
     } else {
       const ir::ScalarParam& sp = k.scalars[i];
-      w.line(c_type(sp.dtype) + " " + sp.name + "{};");
+      const std::string& name = names.scalars[i];
+      w.line(c_type(sp.dtype) + " " + name + "{};");
       w.line("if (!kdt_rt::harness_scalar(args, \"" + sp.kd_name + "\", \"" + std::string(dtype_name(sp.dtype)) +
-              "\", " + sp.name + ", " + std::to_string(index) + ")) return 2;");
-      call += sp.name;
+              "\", " + name + ", " + std::to_string(index) + ")) return 2;");
+      call += name;
     }
     ++index;
   }
   w.line("kdt_rt::RunError error;");
   w.line("auto start = std::chrono::steady_clock::now();");
-  w.open("if (kdt_kernels::" + k.name + "(" + call + (call.empty() ? "" : ", ") + "args.run, &error) != 0) {");
+  w.open("if (kdt_kernels::" + names.kernel + "(" + call + (call.empty() ? "" : ", ") + "args.run, &error) != 0) {");
   w.line("kdt_rt::report_failure(error, args.diag_json.c_str());");
   w.line("return 1;");
   w.close();
@@ -95,7 +99,7 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
     if (!is_ref || !k.refs[i].is_output) continue;
     const ir::Ref& r = k.refs[i];
     w.open("if (!kdt_rt::harness_output(args, \"" + r.kd_name + "\", \"" + std::string(dtype_name(r.dtype)) + "\", {" +
-            shape_of(r) + "}, " + r.name + ")) {");
+            shape_of(r) + "}, " + names.refs[i] + ")) {");
     w.line("kdt_rt::harness_discard_outputs(args);");
     w.line("return 2;");
     w.close();

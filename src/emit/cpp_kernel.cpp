@@ -5,7 +5,6 @@
 namespace kdt::cpp {
 
 using emit::count_of;
-using emit::contiguous_tail;
 using emit::strides_of;
 
 void CppKernelEmitter::emit_all() {
@@ -37,29 +36,31 @@ std::string CppKernelEmitter::loc(SourceRange r) {
 
 // ----- parameters -----------------------------------------------------------
 void CppKernelEmitter::emit_params_struct() {
-  w_.line("// Parameters of kernel `" + k_.name + "`: one pointer per ref (row-major), scalars by value.");
-  w_.open("struct " + k_.name + "_params {");
+  w_.line("// Parameters of kernel `" + names_.kernel + "`: one pointer per ref (row-major), scalars by value.");
+  w_.open("struct " + names_.kernel + "_params {");
   for (auto [is_ref, i] : k_.params) {
     if (is_ref) {
       const ir::Ref& r = k_.refs[i];
-      w_.line(std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "* " + r.name + ";  // " +
+      w_.line(std::string(r.writable ? "" : "const ") + ctype(r.dtype) + "* " + names_.refs[i] + ";  // " +
               type_string(Type::ref(r.dtype, r.shape, r.space)) + (r.writable ? "" : ", in"));
     } else {
-      w_.line(ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name + ";");
+      w_.line(ctype(k_.scalars[i].dtype) + " " + names_.scalars[i] + ";");
     }
   }
   w_.close("};");
   w_.line();
   // Scratch and semaphores of one program.
   w_.line("// Scratch buffers and semaphores of one program (one instance per program).");
-  w_.open("struct " + k_.name + "_program_state {");
-  for (const ir::Ref& r : k_.refs) {
+  w_.open("struct " + names_.kernel + "_program_state {");
+  for (size_t i = 0; i < k_.refs.size(); ++i) {
+    const ir::Ref& r = k_.refs[i];
     if (r.is_param) continue;
-    w_.line("alignas(64) " + ctype(r.dtype) + " " + r.name + "[" + std::to_string(count_of(r.shape)) + "];");
-    if (options_.checks) w_.line("kdt_rt::RefShadow " + r.name + "_shadow_;");
+    w_.line("alignas(64) " + ctype(r.dtype) + " " + names_.refs[i] + "[" + std::to_string(count_of(r.shape)) + "];");
+    if (options_.checks) w_.line("kdt_rt::RefShadow " + names_.refs[i] + "_shadow_;");
   }
-  for (const ir::Semaphore& s : k_.sems) {
-    w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + s.name + "[" +
+  for (size_t i = 0; i < k_.sems.size(); ++i) {
+    const ir::Semaphore& s = k_.sems[i];
+    w_.line(std::string(s.kind == SemKind::Dma ? "kdt_rt::DmaSemaphore " : "kdt_rt::RegularSemaphore ") + names_.sems[i] + "[" +
             std::to_string(s.count) + "];");
   }
   if (options_.checks) w_.line("kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check");
@@ -74,7 +75,7 @@ void CppKernelEmitter::emit_params_struct() {
 // of every (device, program), made when first touched (a remote DMA or
 // signal may reach a program before it runs) and kept for the launch.
 void CppKernelEmitter::emit_launch_struct() {
-  std::string n = k_.name;
+  std::string n = names_.kernel;
   w_.open("struct " + n + "_launch {");
   w_.line("std::vector<" + n + "_params> params;  // one set per device");
   if (options_.checks) w_.line("std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device");
@@ -89,8 +90,9 @@ void CppKernelEmitter::emit_launch_struct() {
   w_.line("slot->flat = flat;");
   if (options_.checks) w_.line("slot->clock.init(device, flat, " + std::to_string(k_.devices) + ");");
   if (options_.checks) {
-    for (const ir::Ref& r : k_.refs) {
-      if (!r.is_param) w_.line("slot->" + r.name + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
+    for (size_t i = 0; i < k_.refs.size(); ++i) {
+      const ir::Ref& r = k_.refs[i];
+      if (!r.is_param) w_.line("slot->" + names_.refs[i] + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
     }
   }
   int64_t stride = 1;
@@ -110,15 +112,15 @@ void CppKernelEmitter::emit_launch_struct() {
 // routine `sp.`/`ss.` (source side) or `dp.`/`ds.` (destination side).
 std::string CppKernelEmitter::ref_base(int ref, const std::string& side) const {
   const ir::Ref& r = k_.refs[ref];
-  return (r.is_param ? side + "p." : side + "s.") + r.name;
+  return (r.is_param ? side + "p." : side + "s.") + names_.refs[ref];
 }
 
 // ----- the program body ------------------------------------------------------
 void CppKernelEmitter::emit_program() {
-  w_.line("// One program of `" + k_.name + "`.");
-  w_.open("static void " + k_.name + "_program(" + k_.name + "_launch& L, int device, " + k_.name +
+  w_.line("// One program of `" + names_.kernel + "`.");
+  w_.open("static void " + names_.kernel + "_program(" + names_.kernel + "_launch& L, int device, " + names_.kernel +
           "_program_state& s) {");
-  w_.line("const " + k_.name + "_params& p = L.params[static_cast<size_t>(device)];");
+  w_.line("const " + names_.kernel + "_params& p = L.params[static_cast<size_t>(device)];");
   w_.line("const kdt_rt::RunOptions& options = L.options;");
   w_.line("(void)p, (void)options;");
   block(k_.body);
@@ -130,17 +132,19 @@ void CppKernelEmitter::emit_program() {
 // Every DMA retired and every semaphore back at 0, in state `s`.
 // `when_text` names the moment inside the messages' string literals.
 void CppKernelEmitter::emit_leak_checks(const std::string& when_text) {
-  for (const ir::Semaphore& sem : k_.sems) {
+  for (size_t i = 0; i < k_.sems.size(); ++i) {
+    const ir::Semaphore& sem = k_.sems[i];
+    const std::string& sem_name = names_.sems[i];
     std::string name = sem.is_array ? "`" + sem.kd_name + "[\" + std::to_string(k_) + \"]`" : "`" + sem.kd_name + "`";
     w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
     if (sem.kind == SemKind::Dma) {
-      w_.open("if (!s." + sem.name + "[k_].in_flight.empty()) {");
-      w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", s." + sem.name + "[k_].in_flight.front()->loc, \"this DMA is never retired: " + when_text +
+      w_.open("if (!s." + sem_name + "[k_].in_flight.empty()) {");
+      w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", s." + sem_name + "[k_].in_flight.front()->loc, \"this DMA is never retired: " + when_text +
               " with it in flight on " + name + "\");");
     } else {
-      w_.open("if (s." + sem.name + "[k_].value != 0) {");
+      w_.open("if (s." + sem_name + "[k_].value != 0) {");
       w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + loc(k_.range) + ", \"semaphore " + name + " is \" + std::to_string(s." +
-              sem.name + "[k_].value) + \" when " + when_text + "; it must be back at 0\");");
+              sem_name + "[k_].value) + \" when " + when_text + "; it must be back at 0\");");
     }
     w_.close();
     w_.close();
@@ -153,9 +157,9 @@ void CppKernelEmitter::emit_leak_checks(const std::string& when_text) {
 void CppKernelEmitter::emit_launch_end_checks() {
   int64_t programs = count_of(k_.grid);
   w_.line("// Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).");
-  w_.open("[[maybe_unused]] static void " + k_.name + "_launch_end_checks(" + k_.name + "_launch& L) {");
+  w_.open("[[maybe_unused]] static void " + names_.kernel + "_launch_end_checks(" + names_.kernel + "_launch& L) {");
   w_.open("for (const auto& [key_, state_] : L.states) {");
-  w_.line(k_.name + "_program_state& s = *state_;");
+  w_.line(names_.kernel + "_program_state& s = *state_;");
   w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(key_ / " + std::to_string(programs) +
           ") + \", program \" + std::to_string(s.flat) + \")\";");
   emit_leak_checks("\" + when_ + \"");
@@ -174,9 +178,9 @@ std::string CppKernelEmitter::signature() {
     if (!sig.empty()) sig += ", ";
     if (is_ref) {
       const ir::Ref& r = k_.refs[i];
-      sig += std::string(r.writable ? "" : "const ") + ctype(r.dtype) + (multi ? "* const* " : "* ") + r.name;
+      sig += std::string(r.writable ? "" : "const ") + ctype(r.dtype) + (multi ? "* const* " : "* ") + names_.refs[i];
     } else {
-      sig += ctype(k_.scalars[i].dtype) + " " + k_.scalars[i].name;
+      sig += ctype(k_.scalars[i].dtype) + " " + names_.scalars[i];
     }
   }
   return sig;
@@ -185,21 +189,21 @@ std::string CppKernelEmitter::signature() {
 void CppKernelEmitter::emit_launcher() {
   int64_t programs = count_of(k_.grid);
   bool multi = k_.devices > 1;
-  w_.line("// Runs kernel `" + k_.name + "` over its grid " + shape_string(k_.grid) +
+  w_.line("// Runs kernel `" + names_.kernel + "` over its grid " + shape_string(k_.grid) +
           (multi ? " on " + std::to_string(k_.devices) + " simulated devices (one pointer per device for each ref)"
                  : std::string()) + ".");
   w_.line("// Returns 0, or 1 when a run-time check failed (described in *error).");
-  w_.open("inline int " + k_.name + "(" + signature() + (signature().empty() ? "" : ", ") +
+  w_.open("inline int " + names_.kernel + "(" + signature() + (signature().empty() ? "" : ", ") +
           "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
-  w_.line(k_.name + "_launch L;");
+  w_.line(names_.kernel + "_launch L;");
   w_.line("L.options = options;");
   w_.open("for (int device = 0; device < " + std::to_string(k_.devices) + "; ++device) {");
   std::string init;
   for (auto [is_ref, i] : k_.params) {
-    std::string name = is_ref ? k_.refs[i].name : k_.scalars[i].name;
+    std::string name = is_ref ? names_.refs[i] : names_.scalars[i];
     init += (init.empty() ? "" : ", ") + name + (is_ref && multi ? "[device]" : "");
   }
-  w_.line("L.params.push_back(" + k_.name + "_params{" + init + "});");
+  w_.line("L.params.push_back(" + names_.kernel + "_params{" + init + "});");
   if (options_.checks) {
     for (const ir::Ref& r : k_.refs) {
       if (!r.is_param) continue;
@@ -213,7 +217,7 @@ void CppKernelEmitter::emit_launcher() {
   w_.line("kdt_rt::RunError failure;");
   w_.open("bool ok = L.scheduler.run([&](int device) {");
   w_.open("for (int64_t flat : order) {");
-  w_.line(k_.name + "_program(L, device, L.state(device, flat));");
+  w_.line(names_.kernel + "_program(L, device, L.state(device, flat));");
   if (!multi) {
     w_.line("// One device: nothing can reach a finished program's state.");
     w_.line("L.states.erase(flat);");
@@ -223,7 +227,7 @@ void CppKernelEmitter::emit_launcher() {
   if (options_.checks && multi) {
     w_.open("if (ok) {");
     w_.open("try {");
-    w_.line(k_.name + "_launch_end_checks(L);");
+    w_.line(names_.kernel + "_launch_end_checks(L);");
     w_.reopen("} catch (const kdt_rt::RunFailure& f) {");
     w_.line("failure = f.error;");
     w_.line("ok = false;");
@@ -258,7 +262,7 @@ std::string CppKernelEmitter::shadow_of(int ref, const std::string& device, cons
   const ir::Ref& r = k_.refs[ref];
   if (r.is_param) return "L.shadows[static_cast<size_t>(" + device + ") * " + std::to_string(ref_params()) + " + " +
                          std::to_string(ref) + "]";
-  return state + "." + r.name + "_shadow_";
+  return state + "." + names_.refs[ref] + "_shadow_";
 }
 
 std::string CppKernelEmitter::box_of(const ir::View& v, const std::vector<std::string>& starts) const {

@@ -81,10 +81,8 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   void emit_dma_sites();
   // Moves the data of a started DMA (at its start or at the wait that retires it).
   void emit_run_dma();
-  // Offset of a view element inside its ref. `idx` names the view-space
-  // index of every non-dropped dimension; captured starts come from
-  // `starts[...]` in order.
-  std::string view_offset(const ir::View& v, const std::vector<std::string>& idx, int& capture);
+  // The element offset of a DMA copy step (ir::CopyPlan's coordinates).
+  std::string copy_offset(const std::vector<ir::CopyCoord>& coords);
   std::string sem_ref(const ir::SemRef& r, const std::string& state = "s");
   void dma_issue(const ir::Stmt& s) override;
   void dma_retire(const ir::Stmt& s) override;

@@ -12,12 +12,13 @@ using emit::strides_of;
 
 void CppKernelEmitter::let(const ir::Stmt& s) {
   const ir::Local& l = k_.locals[s.local];
+  const std::string& name = local_name(s.local);
   if (l.type.shape.empty()) {
     std::string v = scalar(*s.value);
-    w_.line(std::string("[[maybe_unused]] ") + (l.mutable_ ? "" : "const ") + ctype(l.type.dtype) + " " + l.name + " = " + v + ";");
+    w_.line(std::string("[[maybe_unused]] ") + (l.mutable_ ? "" : "const ") + ctype(l.type.dtype) + " " + name + " = " + v + ";");
   } else {
-    w_.line("alignas(64) " + ctype(l.type.dtype) + " " + l.name + "[" + std::to_string(count_of(l.type.shape)) + "];");
-    store_tile(l.name, l.type.shape, *s.value);
+    w_.line("alignas(64) " + ctype(l.type.dtype) + " " + name + "[" + std::to_string(count_of(l.type.shape)) + "];");
+    store_tile(name, l.type.shape, *s.value);
   }
 }
 
@@ -46,7 +47,7 @@ std::string CppKernelEmitter::declare_temp(const Expr& e, const std::string& nam
 
 std::string CppKernelEmitter::leaf(const Expr& e, const LoopCtx& ctx) {
   switch (e.kind) {
-    case ExprKind::ScalarParam: return "p." + k_.scalars[e.index].name;
+    case ExprKind::ScalarParam: return "p." + names_.scalars[e.index];
     case ExprKind::ProgramId: return "static_cast<int32_t>(s.program[" + std::to_string(e.index) + "])";
     case ExprKind::DeviceId: return "static_cast<int32_t>(device)";
     // The counter is 64-bit; sem_read is an i32 (spec section 7).
@@ -56,7 +57,7 @@ std::string CppKernelEmitter::leaf(const Expr& e, const LoopCtx& ctx) {
       for (size_t i = 0; i < e.operands.size(); ++i) call += (i ? ", " : "") + elem(*e.operands[i], ctx);
       return call + ")";
     }
-    default: return "int32_t(1)";  // NumPrograms, NumDevices: lowering folds them to constants
+    default: return "0 /* not a leaf */";
   }
 }
 

@@ -48,7 +48,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
   w_.open("{  // DMA: " + std::string(s.add ? "dst += src" : "dst = src") + ", " + std::to_string(bytes) + " bytes");
   std::vector<std::string> ss = view_starts(src, false), ds = view_starts(dst, false);
   if (s.device) w_.line("(void)(" + scalar(*s.device) + ");  // one device: the target is this device");
-  const std::string semname = k_.sems[s.sem.sem].name;
+  const std::string semname = names_.sems[s.sem.sem];
   std::string q = "kdt_q_" + semname + "[" + sem_index(s.sem) + "]";
   // Choose the lowering.
   enum { Coop, G2S, S2G, S2GAdd, G2SAsync } kind = Coop;
@@ -61,7 +61,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     else if (s2g && s.add && bulk_add_dtype(t) && !multi_device()) kind = S2GAdd;
   }
   size_t rank = shape.size();
-  size_t tail = std::min(contiguous_tail(src, sr.shape), contiguous_tail(dst, dr.shape));
+  size_t tail = std::min(src.contiguous_tail(sr.shape), dst.contiguous_tail(dr.shape));
   if (rank == 0) tail = 0;
   int64_t chunk = 1;
   for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
@@ -176,7 +176,7 @@ void KernelEmitter::source_read(const ir::Stmt& s) {
   if (sync_sem(s.src_sem->sem)) {
     w_.line("kdt_cu::signal_sys(" + sync_counter(*s.src_sem) + ", " + std::to_string(s.bytes) + ");");
   } else {
-    w_.line("kdt_cu::dma_push(kdt_q_" + k_.sems[s.src_sem->sem].name + "[" + sem_index(*s.src_sem) + "], 0);");
+    w_.line("kdt_cu::dma_push(kdt_q_" + names_.sems[s.src_sem->sem] + "[" + sem_index(*s.src_sem) + "], 0);");
   }
 }
 
@@ -195,7 +195,7 @@ void KernelEmitter::device_dma_start(const ir::Stmt& s) {
   std::string base = ref_base(dst.ref);
   if (s.device) {
     base = fresh("peer");
-    w_.line(ctype(t) + "* const " + base + " = kdt_peers." + k_.refs[dst.ref].name + "[" + device + "];");
+    w_.line(ctype(t) + "* const " + base + " = kdt_peers." + names_.refs[dst.ref] + "[" + device + "];");
   }
   cooperative_copy(s, ss, ds, base);
   if (s.src_sem) source_read(s);

@@ -12,7 +12,7 @@ namespace kdt::cuda {
 bool KernelEmitter::emit() {
   if (threads_ > 1024) {
     diags_.report(DiagCode::InvalidDeclaration, k_.range,
-                  "kernel `" + k_.name + "` asks for " + std::to_string(threads_) +
+                  "kernel `" + names_.kernel + "` asks for " + std::to_string(threads_) +
                       " threads per block; CUDA allows at most 1024 (threads(T) or --threads)");
     return false;
   }
@@ -22,7 +22,7 @@ bool KernelEmitter::emit() {
   int64_t limit = arch_ >= 90 ? 232448 : arch_ >= 80 ? 166912 : 49152;
   if (peak_ > limit) {
     diags_.report(DiagCode::InvalidDeclaration, k_.range,
-                  "kernel `" + k_.name + "` needs " + std::to_string(peak_) +
+                  "kernel `" + names_.kernel + "` needs " + std::to_string(peak_) +
                       " bytes of shared memory for its scratch buffers and tile values on the compiled path; " +
                       options_.arch + " allows " + std::to_string(limit) + " per block");
     return false;
@@ -88,7 +88,7 @@ std::string KernelEmitter::sync_counter(const ir::SemRef& r, const std::string& 
 
 std::string KernelEmitter::ref_base(int ref) const {
   const ir::Ref& r = k_.refs[ref];
-  return r.is_param ? r.name : "kdt_s_" + r.name;
+  return r.is_param ? names_.refs[ref] : "kdt_s_" + names_.refs[ref];
 }
 
 std::string KernelEmitter::param_type(bool is_ref, int i) const {
@@ -100,25 +100,25 @@ std::string KernelEmitter::param_type(bool is_ref, int i) const {
 std::string KernelEmitter::params_decl() {
   std::string sig;
   for (auto [is_ref, i] : k_.params) sig += (sig.empty() ? "" : ", ") + param_type(is_ref, i) + " " + param_name(is_ref, i);
-  if (multi_device()) sig += std::string(sig.empty() ? "" : ", ") + "const " + k_.name + "_peers kdt_peers, const int32_t kdt_device";
+  if (multi_device()) sig += std::string(sig.empty() ? "" : ", ") + "const " + names_.kernel + "_peers kdt_peers, const int32_t kdt_device";
   return sig;
 }
 
 void KernelEmitter::emit_peer_table() {
   std::string n = std::to_string(k_.devices);
-  out_.line("// Peer table of `" + k_.name + "`: entry d is device d's copy (peer access enabled by the caller).");
-  out_.open("struct " + k_.name + "_peers {");
-  for (int ref : peer_refs_) out_.line(ctype(k_.refs[ref].dtype) + "* " + k_.refs[ref].name + "[" + n + "];");
-  out_.line("unsigned long long* sync[" + n + "];  // sync buffers (" + k_.name + "_sync_bytes each)");
+  out_.line("// Peer table of `" + names_.kernel + "`: entry d is device d's copy (peer access enabled by the caller).");
+  out_.open("struct " + names_.kernel + "_peers {");
+  for (int ref : peer_refs_) out_.line(ctype(k_.refs[ref].dtype) + "* " + names_.refs[ref] + "[" + n + "];");
+  out_.line("unsigned long long* sync[" + n + "];  // sync buffers (" + names_.kernel + "_sync_bytes each)");
   out_.close("};");
 }
 
 void KernelEmitter::emit_kernel() {
   if (multi_device()) emit_peer_table();
-  out_.line("// Kernel `" + k_.name + "`: grid " + shape_string(k_.grid) + " = " + std::to_string(count_of(k_.grid)) +
+  out_.line("// Kernel `" + names_.kernel + "`: grid " + shape_string(k_.grid) + " = " + std::to_string(count_of(k_.grid)) +
             " blocks of " + std::to_string(threads_) + " threads, " + std::to_string(peak_) +
             " bytes of dynamic shared memory.");
-  out_.line("__global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + k_.name + "_kernel(" +
+  out_.line("__global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + names_.kernel + "_kernel(" +
             params_decl() + ")");
   out_.raw(w_.str());
   out_.line();
@@ -127,21 +127,21 @@ void KernelEmitter::emit_kernel() {
 void KernelEmitter::emit_launcher() {
   if (multi_device()) return emit_multi_device_launcher();
   std::string args;
-  for (auto [is_ref, i] : k_.params) args += (args.empty() ? "" : ", ") + (is_ref ? k_.refs[i].name : k_.scalars[i].name);
+  for (auto [is_ref, i] : k_.params) args += (args.empty() ? "" : ", ") + (is_ref ? names_.refs[i] : names_.scalars[i]);
   std::string sig = params_decl();
   out_.line("#ifndef __CUDACC_RTC__");
-  out_.line("constexpr unsigned " + k_.name + "_threads = " + std::to_string(threads_) + ";");
-  out_.line("constexpr unsigned " + k_.name + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
-  out_.line("constexpr size_t " + k_.name + "_shared_bytes = " + std::to_string(peak_) + ";");
-  out_.line("// Launches `" + k_.name + "` on `stream`: device pointers (row-major), scalars by value.");
+  out_.line("constexpr unsigned " + names_.kernel + "_threads = " + std::to_string(threads_) + ";");
+  out_.line("constexpr unsigned " + names_.kernel + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
+  out_.line("constexpr size_t " + names_.kernel + "_shared_bytes = " + std::to_string(peak_) + ";");
+  out_.line("// Launches `" + names_.kernel + "` on `stream`: device pointers (row-major), scalars by value.");
   out_.line("// Returns the launch status (cudaGetLastError after the launch).");
-  out_.open("inline cudaError_t " + k_.name + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
-  out_.open("if (" + k_.name + "_shared_bytes > 48 * 1024) {");
-  out_.line("cudaError_t e = cudaFuncSetAttribute(" + k_.name + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-            "static_cast<int>(" + k_.name + "_shared_bytes));");
+  out_.open("inline cudaError_t " + names_.kernel + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
+  out_.open("if (" + names_.kernel + "_shared_bytes > 48 * 1024) {");
+  out_.line("cudaError_t e = cudaFuncSetAttribute(" + names_.kernel + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+            "static_cast<int>(" + names_.kernel + "_shared_bytes));");
   out_.line("if (e != cudaSuccess) return e;");
   out_.close();
-  out_.line(k_.name + "_kernel<<<dim3(" + k_.name + "_blocks), dim3(" + k_.name + "_threads), " + k_.name +
+  out_.line(names_.kernel + "_kernel<<<dim3(" + names_.kernel + "_blocks), dim3(" + names_.kernel + "_threads), " + names_.kernel +
             "_shared_bytes, stream>>>(" + args + ");");
   out_.line("return cudaGetLastError();");
   out_.close();
@@ -151,7 +151,7 @@ void KernelEmitter::emit_launcher() {
 
 void KernelEmitter::emit_multi_device_launcher() {
   std::string n = std::to_string(k_.devices);
-  std::string K = k_.name;
+  std::string K = names_.kernel;
   std::string sig;
   for (auto [is_ref, i] : k_.params) {
     std::string t = param_type(is_ref, i);
@@ -172,7 +172,7 @@ void KernelEmitter::emit_multi_device_launcher() {
             "], const cudaStream_t (&stream)[" + n + "]) {");
   out_.line(K + "_peers peers{};");
   out_.open("for (int d = 0; d < " + n + "; ++d) {");
-  for (int ref : peer_refs_) out_.line("peers." + k_.refs[ref].name + "[d] = " + k_.refs[ref].name + "[d];");
+  for (int ref : peer_refs_) out_.line("peers." + names_.refs[ref] + "[d] = " + names_.refs[ref] + "[d];");
   out_.line("peers.sync[d] = static_cast<unsigned long long*>(sync[d]);");
   out_.close();
   out_.line("kdt_cu::DeviceGroup<" + n + "> group(device, stream);");
@@ -223,15 +223,15 @@ void KernelEmitter::emit_body() {
   for (size_t i = 0; i < k_.sems.size(); ++i) {
     const ir::Semaphore& s = k_.sems[i];
     if (sync_sem(static_cast<int>(i))) {
-      w_.line("// semaphore `" + s.name + "`: counters in the sync buffer (other devices raise it)");
+      w_.line("// semaphore `" + names_.sems[i] + "`: counters in the sync buffer (other devices raise it)");
     } else if (s.kind == SemKind::Regular) {
       // Only this program raises and lowers its regular semaphores, and every
       // thread runs the same control flow: each keeps the counter itself.
-      w_.line("int32_t kdt_sem_" + s.name + "[" + std::to_string(s.count) + "] = {};");
+      w_.line("int32_t kdt_sem_" + names_.sems[i] + "[" + std::to_string(s.count) + "] = {};");
     } else {
-      w_.line("kdt_cu::DmaQueue kdt_q_" + s.name + "[" + std::to_string(s.count) + "] = {};");
+      w_.line("kdt_cu::DmaQueue kdt_q_" + names_.sems[i] + "[" + std::to_string(s.count) + "] = {};");
       if (bar_off_.count(static_cast<int>(i))) {
-        w_.line("unsigned char* const kdt_bar_" + s.name + " = kdt_smem + " + std::to_string(bar_off_[static_cast<int>(i)]) + ";");
+        w_.line("unsigned char* const kdt_bar_" + names_.sems[i] + " = kdt_smem + " + std::to_string(bar_off_[static_cast<int>(i)]) + ";");
       }
     }
   }

@@ -26,7 +26,6 @@
 
 namespace kdt::cuda {
 
-using emit::contiguous_tail;
 using emit::count_of;
 using emit::index_of;
 using emit::LoopCtx;
@@ -95,7 +94,7 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // ----- kernel and launcher ------------------------------------------------------------
   // The C type of a parameter: a device pointer for a ref, a value for a scalar.
   std::string param_type(bool is_ref, int i) const;
-  std::string param_name(bool is_ref, int i) const { return is_ref ? k_.refs[i].name : k_.scalars[i].name; }
+  std::string param_name(bool is_ref, int i) const { return is_ref ? names_.refs[i] : names_.scalars[i]; }
 
   // The kernel's parameters; devices(N) > 1 adds the peer table and the device id.
   std::string params_decl();

@@ -31,13 +31,13 @@ void KernelEmitter::let(const ir::Stmt& s) {
     int64_t mark = top_;
     std::string v = scalar(*s.value);
     top_ = mark;
-    w_.line(ctype(l.type.dtype) + " " + l.name + " = " + v + ";");
-    w_.line("(void)" + l.name + ";");
+    w_.line(ctype(l.type.dtype) + " " + local_name(s.local) + " = " + v + ";");
+    w_.line("(void)" + local_name(s.local) + ";");
   } else {
     int64_t off = alloc(count_of(l.type.shape) * elem_size(l.type.dtype));
-    w_.line(ctype(l.type.dtype) + "* const " + l.name + " = " + smem_ptr(l.type.dtype, off) + ";");
+    w_.line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + smem_ptr(l.type.dtype, off) + ";");
     int64_t mark = top_;
-    store_tile(l.name, l.type.shape, *s.value);
+    store_tile(local_name(s.local), l.type.shape, *s.value);
     top_ = mark;
   }
 }
@@ -60,9 +60,9 @@ void KernelEmitter::dma_wait(const ir::Stmt& s) {
     w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + std::to_string(s.bytes) + ");");
     return;
   }
-  std::string q = "kdt_q_" + k_.sems[s.sem.sem].name + "[" + sem_index(s.sem) + "]";
+  std::string q = "kdt_q_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "]";
   std::string bars = bar_off_.count(s.sem.sem)
-                         ? "kdt_bar_" + k_.sems[s.sem.sem].name + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes)
+                         ? "kdt_bar_" + names_.sems[s.sem.sem] + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes)
                          : "nullptr";
   w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ");");
 }
@@ -74,7 +74,7 @@ void KernelEmitter::sem_signal(const ir::Stmt& s) {
     w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + amount + ");");
     return;
   }
-  w_.line("kdt_sem_" + k_.sems[s.sem.sem].name + "[" + sem_index(s.sem) + "] += " + scalar(*s.amount) + ";");
+  w_.line("kdt_sem_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "] += " + scalar(*s.amount) + ";");
 }
 
 void KernelEmitter::sem_wait(const ir::Stmt& s) {
@@ -82,7 +82,7 @@ void KernelEmitter::sem_wait(const ir::Stmt& s) {
     w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + scalar(*s.amount) + ");");
     return;
   }
-  std::string sem = "kdt_sem_" + k_.sems[s.sem.sem].name + "[" + sem_index(s.sem) + "]";
+  std::string sem = "kdt_sem_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "]";
   std::string amount = scalar(*s.amount);
   // Nothing else can raise this program's semaphore: an unmet wait is a deadlock.
   w_.line("if (" + sem + " < " + amount + ") __trap();");
@@ -138,15 +138,12 @@ void KernelEmitter::prepare_sem_read(const Expr& e) {
 
 std::string KernelEmitter::leaf(const Expr& e, const LoopCtx&) {
   switch (e.kind) {
-    case ExprKind::ScalarParam: return k_.scalars[e.index].name;
+    case ExprKind::ScalarParam: return names_.scalars[e.index];
     case ExprKind::ProgramId: return "kdt_pid" + std::to_string(e.index);
-    case ExprKind::NumPrograms:
-      return "int32_t(" + std::to_string(e.index >= 0 && static_cast<size_t>(e.index) < k_.grid.size() ? k_.grid[e.index] : 1) + ")";
     case ExprKind::DeviceId: return multi_device() ? "kdt_device" : "int32_t(0)";
-    case ExprKind::NumDevices: return "int32_t(" + std::to_string(k_.devices) + ")";
     case ExprKind::SemRead:
       if (sync_sem(e.sem->sem)) return materialized_.at(&e);
-      return "kdt_sem_" + k_.sems[e.sem->sem].name + "[" + sem_index(*e.sem) + "]";
+      return "kdt_sem_" + names_.sems[e.sem->sem] + "[" + sem_index(*e.sem) + "]";
     default: return "0 /* PtxOp appears only after discharge */";
   }
 }

@@ -1,6 +1,6 @@
 // Shape arithmetic shared by the C-like emitters (C++ and CUDA): element
 // counts, row-major strides, the element loop an expression is evaluated
-// in, and the contiguous runs of a DMA's views.
+// in.
 #pragma once
 
 #include <string>
@@ -52,24 +52,6 @@ inline std::string array_offset(const Shape& shape, const LoopCtx& ctx) {
 inline std::string index_of(const std::string& array, const Shape& shape, const LoopCtx& ctx) {
   if (shape.empty()) return array;
   return array + "[" + array_offset(shape, ctx) + "]";
-}
-
-// Number of trailing dimensions of a view that are contiguous in its ref:
-// the innermost view dimensions that cover their ref dimension whole, plus
-// the first one that does not. A DMA moves runs of that many dimensions.
-inline size_t contiguous_tail(const ir::View& v, const Shape& ref_shape) {
-  size_t view_dims = 0;
-  size_t tail = 0;
-  for (size_t d = ref_shape.size(); d-- > 0;) {
-    const ir::ViewDim& dim = v.dims[d];
-    if (dim.dropped) break;
-    bool dynamic = dim.start || dim.captured;
-    bool full = !dynamic && dim.static_start == 0 && dim.size == ref_shape[d];
-    ++view_dims;
-    tail = view_dims;
-    if (!full) break;
-  }
-  return tail;
 }
 
 }  // namespace kdt::emit

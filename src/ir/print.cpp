@@ -25,6 +25,21 @@ Shape View::shape() const {
   return s;
 }
 
+size_t View::contiguous_tail(const Shape& ref_shape) const {
+  size_t view_dims = 0;
+  size_t tail = 0;
+  for (size_t d = ref_shape.size(); d-- > 0;) {
+    const ViewDim& dim = dims[d];
+    if (dim.dropped) break;
+    bool dynamic = dim.start || dim.captured;
+    bool full = !dynamic && dim.static_start == 0 && dim.size == ref_shape[d];
+    ++view_dims;
+    tail = view_dims;
+    if (!full) break;
+  }
+  return tail;
+}
+
 bool View::is_whole(const Ref& r) const {
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i].dropped || dims[i].start || dims[i].captured || dims[i].static_start != 0 || dims[i].size != r.shape[i]) {
@@ -58,6 +73,7 @@ class Printer {
       const DmaSite& d = k_.dmas[i];
       out_ << "  dma #" << i << ": " << (d.add ? "accumulate " : "copy ") << view(d.src) << " -> " << view(d.dst)
            << ", " << d.bytes << " bytes" << loc(d.range) << "\n";
+      out_ << "    " << copy_plan(d) << "\n";
     }
     block(k_.body, 1);
     out_ << "}\n";
@@ -65,6 +81,26 @@ class Printer {
   }
 
  private:
+  // `for %i0 < 4: %dst[$1 + %i0, 0] += %src[%i0, 0] x 32`: the loops
+  // and the contiguous run of each step ($N: captured start N).
+  std::string copy_plan(const DmaSite& d) const {
+    auto coords = [](const std::vector<CopyCoord>& cs) {
+      std::string out;
+      for (const CopyCoord& c : cs) {
+        std::string coord = c.capture >= 0 ? "$" + std::to_string(c.capture) : std::to_string(c.static_start);
+        if (c.loop >= 0) coord += " + %i" + std::to_string(c.loop);
+        out += (out.empty() ? "" : ", ") + coord;
+      }
+      return out;
+    };
+    std::string out;
+    for (size_t i = 0; i < d.copy.loops.size(); ++i) {
+      out += "for %i" + std::to_string(i) + " < " + std::to_string(d.copy.loops[i]) + ": ";
+    }
+    return out + "%" + k_.refs[d.dst.ref].name + "[" + coords(d.copy.dst) + "] " + (d.add ? "+=" : "=") + " %" +
+           k_.refs[d.src.ref].name + "[" + coords(d.copy.src) + "] x " + std::to_string(d.copy.chunk);
+  }
+
   std::string loc(SourceRange r) const {
     if (!r.valid()) return "";
     LineColumn lc = sources_.position(r.file, r.begin);
@@ -115,9 +151,7 @@ class Printer {
       case ExprKind::Local: return "%" + k_.locals[e.local].name;
       case ExprKind::ScalarParam: return "%" + k_.scalars[e.index].name;
       case ExprKind::ProgramId: return "program_id(" + std::to_string(e.index) + ")";
-      case ExprKind::NumPrograms: return "num_programs(" + std::to_string(e.index) + ")";
       case ExprKind::DeviceId: return "device_id()";
-      case ExprKind::NumDevices: return "num_devices()";
       case ExprKind::Load: {
         std::string s = "load " + view(*e.view);
         if (e.mask) s += " mask(" + expr(*e.mask) + ")";

@@ -22,10 +22,11 @@ using StmtPtr = std::unique_ptr<Stmt>;
 using Block = std::vector<StmtPtr>;
 
 // A ref declared by the kernel: a parameter or a scratch buffer.
-// Names in the IR are safe C++/CUDA identifiers (lower.cpp renames a KD
-// name that is a keyword or could collide with an emitter's own names);
-// `kd_name` keeps the KD spelling where the outside world sees it: the
-// .npy file of a parameter, `--input NAME=`, the kernel in a run summary.
+// Names in the IR are KD's, unique within the kernel (lower.cpp gives a
+// shadowed name a suffix); the emitters rename those C++ or CUDA cannot
+// hold (emit/target_names.h). `kd_name` keeps the KD spelling where the
+// outside world sees it: the .npy file of a parameter, `--input NAME=`,
+// the kernel in a run summary.
 struct Ref {
   std::string name;
   std::string kd_name;
@@ -69,6 +70,10 @@ struct View {
   std::vector<ViewDim> dims;  // one per ref dimension
   Shape shape() const;
   bool is_whole(const Ref& r) const;
+  // The number of trailing view dimensions contiguous in the ref (of
+  // `ref_shape`): the innermost ones that cover their ref dimension whole,
+  // plus the first that does not. A DMA moves runs of that many.
+  size_t contiguous_tail(const Shape& ref_shape) const;
 };
 
 enum class ExprKind {
@@ -76,9 +81,7 @@ enum class ExprKind {
   Local,        // a binding: `local`
   ScalarParam,  // `index`
   ProgramId,    // axis `index`
-  NumPrograms,
   DeviceId,
-  NumDevices,
   Load,         // view, optional mask and other
   Unary,        // op
   Binary,       // op
@@ -136,6 +139,7 @@ struct Local {
   std::string name;  // unique within the kernel
   Type type;
   bool mutable_ = false;
+  bool internal = false;  // made by discharge, named for the target already
 };
 
 // An inline-asm block. The compiled path uses the template; the
@@ -203,6 +207,27 @@ struct Stmt {
   int dma_id = -1;                  // DmaIssue: index into Kernel::dmas
 };
 
+// One ref dimension's coordinate in a step of a DMA's copy: its start
+// (static, or captured start number `capture` of the DMA) plus the index
+// of copy loop `loop` when one runs over it; `stride` elements apart in
+// the ref (row-major).
+struct CopyCoord {
+  int64_t static_start = 0;
+  int capture = -1;
+  int loop = -1;
+  int64_t stride = 1;
+};
+
+// How a DMA moves its data, as discharge lays it out: nested loops of
+// `loops` iterations over the view's leading dimensions, each step
+// moving `chunk` contiguous elements from the source's coordinates to the
+// destination's, copied or (with the site's `add`) added element by element.
+struct CopyPlan {
+  std::vector<int64_t> loops;
+  int64_t chunk = 1;
+  std::vector<CopyCoord> src, dst;  // one per ref dimension
+};
+
 // A DMA start site after discharge: the copy it performs. Dynamic starts
 // are captured at the start, in dimension order, source first.
 struct DmaSite {
@@ -211,6 +236,7 @@ struct DmaSite {
   int64_t bytes = 0;
   DType dtype = DType::F32;
   SourceRange range;
+  CopyPlan copy;
 };
 
 struct Kernel {
