@@ -123,6 +123,8 @@ class CLikeEmitter {
     bool sum = false;    // sum (else max or min)
     bool narrow = false; // f16/bf16: the accumulator is a float
     std::string acc_t;   // the accumulator's C type
+    // Along an axis: the operand as [outer, len, inner], reduced over len.
+    int64_t outer = 1, len = 1, inner = 1;
   };
   Reduction begin_reduction(const Expr& e, const std::string& name);
   // An element as the accumulator's type, and the accumulator as the result's.

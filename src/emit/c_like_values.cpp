@@ -247,6 +247,13 @@ CLikeEmitter::Reduction CLikeEmitter::begin_reduction(const Expr& e, const std::
   r.sum = e.reduce == ir::ReduceOp::Sum;
   r.narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
   r.acc_t = r.narrow ? "float" : ctype(e.type.dtype);
+  if (e.index >= 0) {
+    const Shape& xs = e.operands[0]->type.shape;
+    size_t axis = static_cast<size_t>(e.index);
+    for (size_t d = 0; d < axis; ++d) r.outer *= xs[d];
+    for (size_t d = axis + 1; d < xs.size(); ++d) r.inner *= xs[d];
+    r.len = xs[axis];
+  }
   return r;
 }
 

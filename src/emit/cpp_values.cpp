@@ -313,43 +313,34 @@ void CppKernelEmitter::reduce(const Expr& e, const std::string& name) {
   int64_t n = count_of(shape);
   const Shape& xs = e.operands[0]->type.shape;
   const Reduction r = begin_reduction(e, name);
-  const std::string& src = r.src;
-  const std::string& acc_t = r.acc_t;
-  const bool sum = r.sum;
-  auto value = [&](const std::string& v) { return to_acc(r, v); };
   auto combine = [&](const std::string& acc, const std::string& v) {
-    if (sum) return r.narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
+    if (r.sum) return r.narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
     return std::string(e.reduce == ir::ReduceOp::Max ? "kdt_rt::maximum(" : "kdt_rt::minimum(") + acc + ", " + v + ")";
   };
-  auto finish = [&](const std::string& acc) { return from_acc(e, r, acc); };
   if (e.index < 0) {
-    std::string xs0 = xs.empty() ? src : src + "[0]";
+    std::string xs0 = xs.empty() ? r.src : r.src + "[0]";
     w_.open("{");
-    // A sum starts from 0 and adds every element; max/min (and any
+    // A r.sum starts from 0 and adds every element; max/min (and any
     // reduction of a rank-0 value) start from the first element.
-    bool from_zero = sum && !xs.empty();
-    w_.line(acc_t + " acc_ = " + (from_zero ? acc_t + "{}" : value(xs0)) + ";");
+    bool from_zero = r.sum && !xs.empty();
+    w_.line(r.acc_t + " acc_ = " + (from_zero ? r.acc_t + "{}" : to_acc(r, xs0)) + ";");
     if (!xs.empty()) {
-      w_.line("for (int64_t j_ = " + std::string(sum ? "0" : "1") + "; j_ < " + std::to_string(count_of(xs)) +
-              "; ++j_) acc_ = " + combine("acc_", value(src + "[j_]")) + ";");
+      w_.line("for (int64_t j_ = " + std::string(r.sum ? "0" : "1") + "; j_ < " + std::to_string(count_of(xs)) +
+              "; ++j_) acc_ = " + combine("acc_", to_acc(r, r.src + "[j_]")) + ";");
     }
-    if (shape.empty()) w_.line(name + " = " + finish("acc_") + ";");
-    else w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(n) + "; ++j_) " + name + "[j_] = " + finish("acc_") + ";");
+    if (shape.empty()) w_.line(name + " = " + from_acc(e, r, "acc_") + ";");
+    else w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(n) + "; ++j_) " + name + "[j_] = " + from_acc(e, r, "acc_") + ";");
     w_.close();
   } else {
-    size_t axis = static_cast<size_t>(e.index);
-    int64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < axis; ++d) outer *= xs[d];
-    for (size_t d = axis + 1; d < xs.size(); ++d) inner *= xs[d];
-    int64_t len = xs[axis];
+    const int64_t outer = r.outer, inner = r.inner, len = r.len;
     std::string dst = shape.empty() ? name : name + "[o_ * " + std::to_string(inner) + " + in_]";
     w_.open("for (int64_t o_ = 0; o_ < " + std::to_string(outer) + "; ++o_) {");
     w_.open("for (int64_t in_ = 0; in_ < " + std::to_string(inner) + "; ++in_) {");
-    std::string first = src + "[o_ * " + std::to_string(len * inner) + " + in_]";
-    w_.line(acc_t + " acc_ = " + (sum ? acc_t + "{}" : value(first)) + ";");
-    w_.line("for (int64_t r_ = " + std::string(sum ? "0" : "1") + "; r_ < " + std::to_string(len) + "; ++r_) acc_ = " +
-            combine("acc_", value(src + "[o_ * " + std::to_string(len * inner) + " + r_ * " + std::to_string(inner) + " + in_]")) + ";");
-    w_.line(dst + " = " + finish("acc_") + ";");
+    std::string first = r.src + "[o_ * " + std::to_string(len * inner) + " + in_]";
+    w_.line(r.acc_t + " acc_ = " + (r.sum ? r.acc_t + "{}" : to_acc(r, first)) + ";");
+    w_.line("for (int64_t r_ = " + std::string(r.sum ? "0" : "1") + "; r_ < " + std::to_string(len) + "; ++r_) acc_ = " +
+            combine("acc_", to_acc(r, r.src + "[o_ * " + std::to_string(len * inner) + " + r_ * " + std::to_string(inner) + " + in_]")) + ";");
+    w_.line(dst + " = " + from_acc(e, r, "acc_") + ";");
     w_.close();
     w_.close();
   }

@@ -171,37 +171,28 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
   const Shape& shape = e.type.shape;
   const Shape& xs = e.operands[0]->type.shape;
   const Reduction r = begin_reduction(e, name);
-  const std::string& src = r.src;
-  const std::string& acc_t = r.acc_t;
-  const bool sum = r.sum;
-  auto value = [&](const std::string& v) { return to_acc(r, v); };
-  std::string op = sum ? "kdt_cu::AddOp{}" : e.reduce == ir::ReduceOp::Max ? "kdt_cu::MaxOp{}" : "kdt_cu::MinOp{}";
-  auto finish = [&](const std::string& acc) { return from_acc(e, r, acc); };
+  std::string op = r.sum ? "kdt_cu::AddOp{}" : e.reduce == ir::ReduceOp::Max ? "kdt_cu::MaxOp{}" : "kdt_cu::MinOp{}";
   if (e.index < 0) {
     std::string acc = fresh("acc");
     if (xs.empty()) {
-      w_.line(acc_t + " " + acc + " = " + value(src) + ";");
+      w_.line(r.acc_t + " " + acc + " = " + to_acc(r, r.src) + ";");
     } else {
       int64_t n = count_of(xs);
-      w_.line(acc_t + " " + acc + "p = " + (sum ? acc_t + "()" : value(src + "[kdt_tid % " + std::to_string(n) + "]")) + ";");
+      w_.line(r.acc_t + " " + acc + "p = " + (r.sum ? r.acc_t + "()" : to_acc(r, r.src + "[kdt_tid % " + std::to_string(n) + "]")) + ";");
       w_.line("for (int64_t j_ = kdt_tid; j_ < " + std::to_string(n) + "; j_ += kdt_nt) " + acc + "p = " + op + "(" +
-              acc + "p, " + value(src + "[j_]") + ");");
-      w_.line("const " + acc_t + " " + acc + " = kdt_cu::block_reduce(" + acc + "p, kdt_red, " + op + ");");
+              acc + "p, " + to_acc(r, r.src + "[j_]") + ");");
+      w_.line("const " + r.acc_t + " " + acc + " = kdt_cu::block_reduce(" + acc + "p, kdt_red, " + op + ");");
     }
     if (shape.empty()) {
-      w_.line(name + " = " + finish(acc) + ";");
+      w_.line(name + " = " + from_acc(e, r, acc) + ";");
     } else {
       LoopCtx ctx = new_ctx(shape);
       open_loop(ctx);
-      w_.line(name + "[" + ctx.flat + "] = " + finish(acc) + ";");
+      w_.line(name + "[" + ctx.flat + "] = " + from_acc(e, r, acc) + ";");
       close_loop(ctx);
     }
   } else {
-    size_t axis = static_cast<size_t>(e.index);
-    int64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < axis; ++d) outer *= xs[d];
-    for (size_t d = axis + 1; d < xs.size(); ++d) inner *= xs[d];
-    int64_t len = xs[axis];
+    const int64_t outer = r.outer, inner = r.inner, len = r.len;
     // One output element per thread, reduced in order.
     std::string o = fresh("o");
     std::string at = "(" + o + " / " + std::to_string(inner) + ") * " + std::to_string(len * inner) + " + " + o +
@@ -214,10 +205,10 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
     w_.open(shape.empty() ? "{" : "for (int64_t " + o + " = kdt_tid; " + o + " < " + std::to_string(outer * inner) + "; " +
                                       o + " += kdt_nt) {");
     if (shape.empty()) w_.line("const int64_t " + o + " = 0;");
-    w_.line(acc_t + " acc_ = " + (sum ? acc_t + "()" : value(src + "[" + at + "]")) + ";");
+    w_.line(r.acc_t + " acc_ = " + (r.sum ? r.acc_t + "()" : to_acc(r, r.src + "[" + at + "]")) + ";");
     w_.line("for (int64_t r_ = 0; r_ < " + std::to_string(len) + "; ++r_) acc_ = " + op + "(acc_, " +
-            value(src + "[" + at + " + r_ * " + std::to_string(inner) + "]") + ");");
-    w_.line((shape.empty() ? name : name + "[" + o + "]") + " = " + finish("acc_") + ";");
+            to_acc(r, r.src + "[" + at + " + r_ * " + std::to_string(inner) + "]") + ");");
+    w_.line((shape.empty() ? name : name + "[" + o + "]") + " = " + from_acc(e, r, "acc_") + ";");
     w_.close();
     w_.line("__syncthreads();");
   }
