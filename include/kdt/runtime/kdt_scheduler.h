@@ -26,6 +26,7 @@ namespace kdt_rt {
 struct RunOptions {
   bool eager_dma = false;   // --dma-mode=eager: data moves at dma_start
   int program_order = 0;    // 0 forward, 1 reverse, 2 shuffle
+  int dma_order = 0;        // --dma-order: which DMA a wait retires: 0 fifo, 1 lifo, 2 shuffle
   uint64_t seed = 0;        // for shuffle (and, in the harness, the inputs)
 };
 
