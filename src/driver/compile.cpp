@@ -105,8 +105,9 @@ int run_transpile(const Options& options) {
     return usage_error(options, "the output '" + options.output + "' is the input file; refusing to overwrite it");
   }
   if (options.run_defaults_given && !(options.emit == EmitKind::Cpp && options.harness)) {
-    return usage_error(options, "--dma-mode and --program-order apply to `kdt run` and to `--emit=cpp --harness` (as the "
-                                "harness's defaults)");
+    return usage_error(options,
+                       "--dma-mode, --dma-order and --program-order apply to `kdt run` and to `--emit=cpp --harness` "
+                       "(as the harness's defaults)");
   }
   std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
   if (!c->io_error.empty()) return usage_error(options, c->io_error);
@@ -141,6 +142,7 @@ int run_transpile(const Options& options) {
           cpp.harness = options.harness;
           cpp.input_name = c->sources.file(1).path;
           cpp.dma_mode = options.dma_mode;
+          cpp.dma_order = options.dma_order;
           cpp.program_order = options.program_order;
           output = emit_cpp(module, c->sources, cpp);
         } else {

@@ -170,7 +170,7 @@ std::string help_text() {
        "                                       a Language Server Protocol server over stdio\n\n"
     << describe()
     << "\nkdt run options (besides --kernel, -D, -I, the --max-* limits, --no-checks, --dma-mode,\n"
-       "--program-order and the diagnostics options above):\n"
+       "--dma-order, --program-order and the diagnostics options above):\n"
     << run_options_help()
     << "\nExit status: 0 success (warnings allowed), 1 errors in the input, 2 bad command line or\n"
        "unreadable file, 3 internal error. See man kdt(1) for every option and diagnostic code.\n";
@@ -193,6 +193,8 @@ void add_option_group(po::options_description& d, OptionGroup group) {
       d.add_options()
         ("no-checks", po::bool_switch(), "with --emit=cpp: leave the run-time checks out")
         ("dma-mode", po::value<std::string>()->value_name("MODE"), "when DMA data moves: eager or on_wait (default)")
+        ("dma-order", po::value<std::string>()->value_name("ORDER"),
+         "which DMA a wait retires: fifo (default), lifo or shuffle")
         ("program-order", po::value<std::string>()->value_name("ORDER"), "forward (default), reverse or shuffle");
       break;
     case OptionGroup::Diagnostics:
@@ -227,10 +229,15 @@ bool read_option_group(const po::variables_map& vm, OptionGroup group, Options& 
       return true;
     case OptionGroup::RunModel:
       out.checks = !vm["no-checks"].as<bool>();
-      out.run_defaults_given = vm.count("dma-mode") || vm.count("program-order");
+      out.run_defaults_given = vm.count("dma-mode") || vm.count("dma-order") || vm.count("program-order");
       if (vm.count("dma-mode")) {
         static const std::map<std::string, std::string> modes = {{"eager", "eager"}, {"on_wait", "on_wait"}};
         if (!pick(vm["dma-mode"].as<std::string>(), modes, out.dma_mode, "dma-mode", error)) return false;
+      }
+      if (vm.count("dma-order")) {
+        static const std::map<std::string, std::string> orders = {
+            {"fifo", "fifo"}, {"lifo", "lifo"}, {"shuffle", "shuffle"}};
+        if (!pick(vm["dma-order"].as<std::string>(), orders, out.dma_order, "dma-order", error)) return false;
       }
       if (vm.count("program-order")) {
         static const std::map<std::string, std::string> orders = {

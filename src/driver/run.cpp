@@ -284,8 +284,8 @@ int run_main(const std::vector<std::string>& args) {
   ProcessSpec run;
   run.argv = {binary,      "--output-dir",      options.output_dir,  "--seed",
               std::to_string(options.seed),    "--dma-mode",        common.dma_mode,
-              "--program-order", common.program_order, "--diag-json", tmp.file("diag.json"),
-              "--temp-tag", tag};
+              "--dma-order",     common.dma_order,     "--program-order", common.program_order,
+              "--diag-json",     tmp.file("diag.json"), "--temp-tag",    tag};
   for (const auto& [name, value] : options.inputs) {
     run.argv.push_back("--input");
     run.argv.push_back(name + "=" + value);

@@ -23,7 +23,7 @@ std::string run_options_help() {
          "  --random NAME               fill parameter NAME from the seeded generator (may be repeated)\n"
          "  --random-all                fill every parameter without an --input from the generator\n"
          "  --output-dir DIR            where out/inout parameters are written (default .)\n"
-         "  --seed N                    seed for generated inputs and --program-order=shuffle (default 0)\n"
+         "  --seed N                    seed for generated inputs and the shuffle orders (default 0)\n"
          "  --cxx COMPILER              the C++ compiler, split into words (default $CXX, else c++)\n"
          "  --cxxflags=FLAGS            more flags for the C++ compiler (may be repeated)\n"
          "  --timeout SECONDS           stop the kernel if it runs longer (default: no limit)\n";
@@ -41,6 +41,7 @@ std::string run_help_text() {
          "  -I DIR                      add an include search directory\n"
          "  --no-checks                 leave the run-time checks out\n"
          "  --dma-mode=eager|on_wait    when DMA data moves (default on_wait)\n"
+         "  --dma-order=fifo|lifo|shuffle   which DMA a wait retires (default fifo)\n"
          "  --program-order=forward|reverse|shuffle   order of a device's programs (default forward)\n"
          "  --diagnostics-format=text|json|sarif, --diagnostics-file=PATH, --color=WHEN\n"
          "  -Werror, -w, --max-...=N    as for kdt (see kdt --help)\n"

@@ -148,8 +148,9 @@ void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
   w_.line("auto& sem_ = " + sem_ref(s.sem) + ";");
   w_.line("L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {\"dma_wait on `" + name +
           "` (no DMA in flight)\", " + loc(s.range) + ", s.flat});");
-  w_.line("std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();");
-  w_.line("sem_.in_flight.pop_front();");
+  // --dma-order chooses the DMA retired (the oldest by default).
+  w_.line("std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, " + std::to_string(s.bytes) +
+          ", options);");
   if (options_.checks) {
     w_.open("if (d_->bytes != " + std::to_string(s.bytes) + ") {");
     w_.line("kdt_rt::RunError e_{" + run_code(DiagCode::DmaWaitMismatch) + ", \"this wait is for " + std::to_string(s.bytes) +

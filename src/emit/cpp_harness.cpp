@@ -26,8 +26,12 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
           std::string(multi ? " (device-major: [devices, ...])." : "."));
   w.open("int main(int argc, char** argv) {");
   w.line("kdt_rt::HarnessArgs args;");
-  // kdt --emit=cpp --harness --dma-mode=... --program-order=...: the defaults.
+  // kdt --emit=cpp --harness --dma-mode=... --dma-order=... --program-order=...: the defaults.
   if (options.dma_mode == "eager") w.line("args.run.eager_dma = true;");
+  if (options.dma_order != "fifo") {
+    w.line(std::string("args.run.dma_order = ") + (options.dma_order == "lifo" ? "1" : "2") + ";  // " +
+           options.dma_order);
+  }
   if (options.program_order != "forward") {
     w.line(std::string("args.run.program_order = ") + (options.program_order == "reverse" ? "1" : "2") + ";  // " +
            options.program_order);

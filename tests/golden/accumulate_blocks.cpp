@@ -101,8 +101,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   {
     auto& sem_ = s.loaded[0];
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `loaded` (no DMA in flight)", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, s.flat});
-    std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();
-    sem_.in_flight.pop_front();
+    std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 131072, options);
     if (d_->bytes != 131072) {
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, {{"the DMA was started here", d_->loc}}};
       throw kdt_rt::RunFailure{e_};
@@ -140,8 +139,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   {
     auto& sem_ = s.stored[0];
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `stored` (no DMA in flight)", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, s.flat});
-    std::shared_ptr<kdt_rt::DmaRecord> d_ = sem_.in_flight.front();
-    sem_.in_flight.pop_front();
+    std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 131072, options);
     if (d_->bytes != 131072) {
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, {{"the DMA was started here", d_->loc}}};
       throw kdt_rt::RunFailure{e_};

@@ -1,4 +1,4 @@
-// Issue 12, item 21: `kdt --dma-mode/--program-order` are not silently
+// Issue 12, item 21: `kdt --dma-mode/--dma-order/--program-order` are not silently
 // ignored: with --emit=cpp --harness they become the harness's defaults,
 // anywhere else they are refused.
 #include <doctest/doctest.h>
@@ -9,17 +9,18 @@
 #include "test_support.h"
 
 TEST_SUITE("cli") {
-  TEST_CASE("--dma-mode and --program-order set the harness's defaults, and are refused elsewhere") {
+  TEST_CASE("--dma-mode, --dma-order and --program-order set the harness's defaults, and are refused elsewhere") {
     kdt::test::TempDir tmp;
     kdt::test::write_text(tmp.file("k.kd"),
                           "kernel k(y: out i32[2] @global) grid(2) { y[program_id(0)] = program_id(0); }\n");
     for (std::string bad : {"--emit=check --dma-mode=eager", "--emit=ir --program-order=reverse",
-                            "--emit=cpp --dma-mode=eager", "--emit=cuda --program-order=shuffle"}) {
+                            "--emit=cpp --dma-mode=eager", "--emit=cuda --program-order=shuffle",
+                            "--emit=discharged-ir --dma-order=lifo", "--emit=cpp --dma-order=fifo"}) {
       CAPTURE(bad);
       kdt::test::RunResult r = kdt::test::run_kdt(bad + " -o " + tmp.file("out") + " " + tmp.file("k.kd"));
       CHECK(r.status == 2);
-      CHECK(r.err.find("--dma-mode and --program-order apply to `kdt run` and to `--emit=cpp --harness`") !=
-            std::string::npos);
+      CHECK(r.err.find("--dma-mode, --dma-order and --program-order apply to `kdt run` and to "
+                       "`--emit=cpp --harness`") != std::string::npos);
       CHECK_FALSE(std::filesystem::exists(tmp.file("out")));
     }
     // Without checks the last program to run decides y[0]: the program order shows.

@@ -33,8 +33,9 @@ struct Options {
   bool harness = false;
   bool checks = true;
   std::string dma_mode = "on_wait";
+  std::string dma_order = "fifo";
   std::string program_order = "forward";
-  bool run_defaults_given = false;  // --dma-mode or --program-order on the command line
+  bool run_defaults_given = false;  // --dma-mode, --dma-order or --program-order on the command line
   std::optional<std::string> explain;
   DiagFormat diag_format = DiagFormat::Text;
   std::string diag_file;
@@ -66,7 +67,7 @@ std::string lsp_help_text();
 enum class OptionGroup {
   Kernel,       // --kernel NAME
   Source,       // -D NAME=VALUE, -I DIR
-  RunModel,     // --no-checks, --dma-mode, --program-order
+  RunModel,     // --no-checks, --dma-mode, --dma-order, --program-order
   Diagnostics,  // --diagnostics-format, --diagnostics-file, --color, -Werror, -w
   Limits,       // --max-nesting=N, ... (limit_flags())
 };

@@ -11,8 +11,9 @@ struct CppEmitOptions {
   bool checks = true;    // run-time checks (--no-checks leaves them out)
   bool harness = false;  // add a main() that reads and writes .npy files
   std::string input_name;  // for the header comment
-  // With `harness`: the defaults of the harness's --dma-mode and --program-order.
+  // With `harness`: the defaults of the harness's --dma-mode, --dma-order and --program-order.
   std::string dma_mode = "on_wait";
+  std::string dma_order = "fifo";
   std::string program_order = "forward";
 };
 

@@ -5,18 +5,21 @@
 #define KDT_RUNTIME_KDT_DMA_H
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <vector>
 
 #include "kdt_checks.h"
+#include "kdt_scheduler.h"
 
 namespace kdt_rt {
 
 // ---------------------------------------------------------------------------
-// Semaphores. A DMA semaphore keeps the queue of DMAs started on it; each
-// wait retires the oldest. `landed` DMAs have moved their data already.
+// Semaphores. A DMA semaphore keeps the list of DMAs started on it, oldest
+// first; each wait retires one, chosen by --dma-order (take_for_wait).
+// `landed` DMAs have moved their data already.
 // ---------------------------------------------------------------------------
 constexpr int kMaxCaptured = 16;
 
@@ -48,7 +51,45 @@ struct DmaRecord {
 
 struct DmaSemaphore {
   std::deque<std::shared_ptr<DmaRecord>> in_flight;
+  uint64_t waits = 0;  // waits that retired a DMA here (--dma-order=shuffle draws from it)
 };
+
+// The DMA a wait for `bytes` retires (spec section 16, --dma-order), taken
+// off `sem`'s list, which is not empty. fifo (RunOptions::dma_order 0): the
+// oldest, whatever its byte count. lifo (1): the newest with `bytes`;
+// shuffle (2): a seeded one among those with `bytes`. When none has
+// `bytes`, lifo takes the newest and shuffle a seeded one of all. The caller
+// compares the count of the one taken with `bytes` (dma-wait-mismatch).
+inline std::shared_ptr<DmaRecord> take_for_wait(DmaSemaphore& sem, int64_t bytes, const RunOptions& options) {
+  std::deque<std::shared_ptr<DmaRecord>>& q = sem.in_flight;
+  size_t pick = 0;
+  if (options.dma_order != 0) {
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < q.size(); ++i) {
+      if (q[i]->bytes == bytes) candidates.push_back(i);
+    }
+    if (candidates.empty()) {
+      for (size_t i = 0; i < q.size(); ++i) candidates.push_back(i);
+    }
+    if (options.dma_order == 1) {
+      pick = candidates.back();
+    } else {
+      // Seeded by the run's seed, this semaphore's count of waits and its
+      // oldest DMA (site, program, devices), so that semaphores draw apart
+      // and a run is reproducible.
+      const DmaRecord& oldest = *q.front();
+      SplitMix64 rng{options.seed ^ 0xd3a0d3a0ULL};
+      rng.state ^= sem.waits * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(oldest.site);
+      rng.state ^= rng.next() + static_cast<uint64_t>(oldest.program) * 0xBF58476D1CE4E5B9ull +
+                   static_cast<uint64_t>(oldest.src_device) * 131 + static_cast<uint64_t>(oldest.dst_device);
+      pick = candidates[rng.next() % candidates.size()];
+    }
+  }
+  std::shared_ptr<DmaRecord> d = q[pick];
+  q.erase(q.begin() + static_cast<std::ptrdiff_t>(pick));
+  ++sem.waits;
+  return d;
+}
 
 struct RegularSemaphore {
   int64_t value = 0;

@@ -205,7 +205,7 @@ inline std::string shape_text(const std::vector<uint64_t>& shape) {
 }  // namespace detail
 
 // The harness's command line: --input NAME=PATH|VALUE, --random NAME,
-// --random-all, --output-dir, --seed, --dma-mode, --program-order,
+// --random-all, --output-dir, --seed, --dma-mode, --dma-order, --program-order,
 // --diag-json (kdt run's failure report), --temp-tag.
 inline bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
   for (int i = 1; i < argc; ++i) {
@@ -259,6 +259,11 @@ inline bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
     } else if (value("--dma-mode", v)) {
       if (v != "eager" && v != "on_wait") return detail::harness_error("--dma-mode expects eager or on_wait");
       out.run.eager_dma = v == "eager";
+    } else if (value("--dma-order", v)) {
+      if (v != "fifo" && v != "lifo" && v != "shuffle") {
+        return detail::harness_error("--dma-order expects fifo, lifo or shuffle");
+      }
+      out.run.dma_order = v == "lifo" ? 1 : v == "shuffle" ? 2 : 0;
     } else if (value("--program-order", v)) {
       if (v != "forward" && v != "reverse" && v != "shuffle") {
         return detail::harness_error("--program-order expects forward, reverse or shuffle");
