@@ -16,6 +16,8 @@ SEM     : 'sem';
 LET     : 'let';
 VAR     : 'var';
 FOR     : 'for';
+WHILE   : 'while';
+RETURN  : 'return';
 IF      : 'if';
 ELSE    : 'else';
 ASM     : 'asm';

@@ -43,6 +43,7 @@ stmt
     | LET LPAREN IDENT (COMMA IDENT)* COMMA? RPAREN ASSIGN expr SEMI   # letTupleStmt
     | VAR IDENT ASSIGN expr SEMI                                       # varStmt
     | FOR IDENT IN expr DOTDOT expr (IDENT expr)? block                # forStmt
+    | WHILE expr block                                                 # whileStmt
     | ifChain                                                          # ifStmt
     | ASSERT LPAREN expr (COMMA STRING)? COMMA? RPAREN SEMI            # assertStmt
     | expr op=(ASSIGN | PLUS_ASSIGN | MINUS_ASSIGN | STAR_ASSIGN) expr SEMI  # assignStmt

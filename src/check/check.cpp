@@ -305,6 +305,12 @@ void Checker::check_stmt(ast::Stmt& s) {
       scopes_.pop_back();
       return;
     }
+    case K::While:
+      expect_scalar(*s.value, DType::Bool, "a `while` condition");
+      ++block_depth_;
+      check_block(s.body);
+      --block_depth_;
+      return;
     case K::If:
       for (ast::IfClause& clause : s.clauses) {
         if (clause.cond) expect_scalar(*clause.cond, DType::Bool, "an `if` condition");

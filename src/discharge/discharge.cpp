@@ -109,7 +109,8 @@ class Discharger {
         s.kind = ir::StmtKind::DmaRetire;
         break;
       case ir::StmtKind::AsmStmt: asm_stmt(s); break;
-      case ir::StmtKind::For: block(s.body); break;
+      case ir::StmtKind::For:
+      case ir::StmtKind::While: block(s.body); break;
       case ir::StmtKind::If:
         for (ir::IfClause& c : s.clauses) block(c.body);
         break;

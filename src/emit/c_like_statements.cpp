@@ -40,6 +40,14 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
       w_.close();
       break;
     }
+    case ir::StmtKind::While:
+      // The condition may need statements of its own (checked loads,
+      // reductions, semaphore reads): they run before every test.
+      w_.open("while (true) {");
+      w_.line("if (!(" + scalar(*s.value) + ")) break;");
+      block(s.body);
+      w_.close();
+      break;
     case ir::StmtKind::If: if_chain(s.clauses, 0); break;
     case ir::StmtKind::Assert: assert_stmt(s); break;
     case ir::StmtKind::Eval: eval(s); break;

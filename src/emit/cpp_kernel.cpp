@@ -8,12 +8,26 @@ using emit::count_of;
 using emit::strides_of;
 
 void CppKernelEmitter::emit_all() {
+  ir::for_each_expr(k_, [&](const Expr& e) { polls_ = polls_ || e.kind == ExprKind::SemRead; });
   emit_params_struct();
   emit_dma_sites();
   emit_run_dma();
   emit_program();
   if (options_.checks && k_.devices > 1) emit_launch_end_checks();
   emit_launcher();
+}
+
+void CppKernelEmitter::stmt(const ir::Stmt& s) {
+  CLikeEmitter::stmt(s);
+  if (!polls_) return;
+  switch (s.kind) {
+    case ir::StmtKind::Store:
+    case ir::StmtKind::DmaIssue:
+    case ir::StmtKind::DmaRetire:
+    case ir::StmtKind::SemSignal:
+    case ir::StmtKind::SemWait: w_.line("L.scheduler.note_effect(device);"); break;
+    default: break;
+  }
 }
 
 std::string CppKernelEmitter::run_code(DiagCode code) {

@@ -40,6 +40,10 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   void emit_all();
 
  private:
+  // Every statement; in a kernel that polls (sem_read), each store, DMA,
+  // signal and wait tells the scheduler that its device did something.
+  void stmt(const ir::Stmt& s) override;
+  bool polls_ = false;
   // ----- the kernel's structs, program and launcher (cpp_kernel.cpp) -----------------
   // The emitted constant of a run-time diagnostic code (kdt_rt::Code::OutOfBounds):
   // the prelude's kdt_rt::Code has the registry's enumerators.

@@ -51,7 +51,7 @@ std::string CppKernelEmitter::leaf(const Expr& e, const LoopCtx& ctx) {
     case ExprKind::ProgramId: return "static_cast<int32_t>(s.program[" + std::to_string(e.index) + "])";
     case ExprKind::DeviceId: return "static_cast<int32_t>(device)";
     // The counter is 64-bit; sem_read is an i32 (spec section 7).
-    case ExprKind::SemRead: return "static_cast<int32_t>(" + sem_ref(*e.sem) + ".value)";
+    case ExprKind::SemRead: return materialized_.at(&e);
     case ExprKind::PtxOp: {
       std::string call = "kdt_rt::ptx::" + e.name + "(";
       for (size_t i = 0; i < e.operands.size(); ++i) call += (i ? ", " : "") + elem(*e.operands[i], ctx);
@@ -61,8 +61,17 @@ std::string CppKernelEmitter::leaf(const Expr& e, const LoopCtx& ctx) {
   }
 }
 
+// sem_read is a scheduling point (spec section 17): the scheduler lets
+// the other devices run, then reads the counter, and counts a device that
+// polls an unchanged semaphore as blocked on it.
 void CppKernelEmitter::prepare_sem_read(const Expr& e) {
-  for (const ir::ExprPtr& o : e.operands) prepare(*o);
+  if (materialized_.count(&e)) return;
+  std::string counter = sem_ref(*e.sem) + ".value";
+  std::string name = fresh("sem");
+  w_.line("const int32_t " + name + " = static_cast<int32_t>(L.scheduler.read_semaphore(device, " + counter +
+          ", {\"sem_read polling `" + k_.sems[e.sem->sem].kd_name +
+          "`, unchanged since this device last read it\", " + loc(e.range) + ", s.flat}));");
+  materialized_[&e] = name;
 }
 
 std::string CppKernelEmitter::checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) {

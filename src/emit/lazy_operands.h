@@ -3,7 +3,8 @@
 // of `?:`, and the right side of a scalar `&&`/`||` only when the left does
 // not decide (spec section 9). C's own operators do that for what an
 // emitter computes inline; what it evaluates ahead of the expression (a
-// reduction, a dot, on the C++ path a checked load) must move into the branch.
+// reduction, a dot, on the C++ path a checked load or a sem_read) must move
+// into the branch.
 #pragma once
 
 #include "code_writer.h"
@@ -16,6 +17,7 @@ namespace kdt::emit {
 inline bool evaluated_ahead(const ir::Expr& e, bool loads) {
   switch (e.kind) {
     case ir::ExprKind::Load:
+    case ir::ExprKind::SemRead:  // on the C++ path a scheduling point
       if (loads) return true;
       break;
     case ir::ExprKind::Reduce:

@@ -179,6 +179,13 @@ class Lowerer {
         current_->push_back(std::move(out));
         return;
       }
+      case K::While: {
+        auto out = stmt(ir::StmtKind::While, s.range);
+        out->value = lower_expr(*s.value, DType::Bool);
+        out->body = lower_nested(s.body);
+        current_->push_back(std::move(out));
+        return;
+      }
       case K::If: {
         auto out = stmt(ir::StmtKind::If, s.range);
         for (const ast::IfClause& c : s.clauses) {

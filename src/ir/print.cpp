@@ -217,6 +217,11 @@ class Printer {
         block(s.body, depth + 1);
         line(depth, "}", {});
         break;
+      case StmtKind::While:
+        line(depth, "while " + expr(*s.value) + " {", s.range);
+        block(s.body, depth + 1);
+        line(depth, "}", {});
+        break;
       case StmtKind::If:
         for (size_t i = 0; i < s.clauses.size(); ++i) {
           const IfClause& c = s.clauses[i];

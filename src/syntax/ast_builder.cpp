@@ -159,6 +159,10 @@ class AstBuilder {
         }
       }
       out->body = block(s->block());
+    } else if (auto* s = dynamic_cast<KDParser::WhileStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::While;
+      out->value = expr(s->expr());
+      out->body = block(s->block());
     } else if (auto* s = dynamic_cast<KDParser::IfStmtContext*>(ctx)) {
       out->kind = ast::Stmt::Kind::If;
       // ifChain : IF expr block (ELSE (ifChain | block))?  -- flattened into clauses.

@@ -1,5 +1,6 @@
 #include "kdt/syntax/ast_json.h"
 
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -132,8 +133,10 @@ class AstJson {
 
   ordered_json stmt(const ast::Stmt& s) const {
     using K = ast::Stmt::Kind;
-    static const char* const kinds[] = {"Scratch", "Sem", "Let", "LetTuple", "Var", "For",
-                                        "If",      "Assert", "Assign", "ExprStmt", "BlockStmt"};
+    // In ast::Stmt::Kind's order.
+    static const char* const kinds[] = {"Scratch", "Sem",    "Let",    "LetTuple", "Var",      "For",
+                                        "While",   "If",     "Assert", "Assign",   "ExprStmt", "BlockStmt"};
+    static_assert(std::size(kinds) == static_cast<size_t>(K::Block) + 1, "one name per statement kind");
     ordered_json j = node(kinds[static_cast<int>(s.kind)], s.range);
     switch (s.kind) {
       case K::Scratch:
@@ -163,6 +166,10 @@ class AstJson {
         j["lo"] = expr(*s.lo);
         j["hi"] = expr(*s.hi);
         if (s.step) j["step"] = expr(*s.step);
+        j["body"] = block(s.body);
+        break;
+      case K::While:
+        j["cond"] = expr(*s.value);
         j["body"] = block(s.body);
         break;
       case K::If: {

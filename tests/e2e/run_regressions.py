@@ -5,10 +5,12 @@ Each file states what it must produce, in comment lines:
     // RUN-INPUT: NAME DTYPE = PYTHON-LITERAL     (zero or more)
     // RUN-EXPECT: NAME = PYTHON-LITERAL           (one or more)
 The expected values are written by hand in the file, not computed by kdt.
+Each file runs in every --program-order and --dma-mode.
 
 usage: run_regressions.py KDT REGRESSIONS_DIR
 """
 import ast
+import itertools
 import os
 import subprocess
 import sys
@@ -38,29 +40,32 @@ def main():
             print("FAIL %s: no RUN-EXPECT line" % name)
             failures += 1
             continue
-        with tempfile.TemporaryDirectory() as tmp:
-            cmd = [kdt, "run", path, "--random-all", "--output-dir", os.path.join(tmp, "out")]
-            for spec in directives(path, "RUN-INPUT"):
-                lhs, value = spec.split("=", 1)
-                pname, dtype = lhs.split()
-                data = np.array(ast.literal_eval(value.strip()), dtype=np.dtype(dtype))
-                npy = os.path.join(tmp, pname + ".npy")
-                np.save(npy, data)
-                cmd += ["--input", "%s=%s" % (pname, npy)]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                print("FAIL %s: kdt run exited %d\n%s" % (name, r.returncode, r.stderr))
-                failures += 1
-                continue
-            for spec in expects:
-                oname, value = (s.strip() for s in spec.split("=", 1))
-                got = np.load(os.path.join(tmp, "out", oname + ".npy"))
-                want = np.array(ast.literal_eval(value))
-                if got.shape != want.shape or not np.array_equal(got, want.astype(got.dtype)):
-                    print("FAIL %s: %s = %s, expected %s" % (name, oname, got.tolist(), want.tolist()))
+        # Every program order and DMA mode (spec section 1): each must give the same outputs.
+        for order, mode in itertools.product(("forward", "reverse", "shuffle"), ("on_wait", "eager")):
+            with tempfile.TemporaryDirectory() as tmp:
+                cmd = [kdt, "run", path, "--random-all", "--output-dir", os.path.join(tmp, "out"),
+                       "--program-order", order, "--dma-mode", mode]
+                for spec in directives(path, "RUN-INPUT"):
+                    lhs, value = spec.split("=", 1)
+                    pname, dtype = lhs.split()
+                    data = np.array(ast.literal_eval(value.strip()), dtype=np.dtype(dtype))
+                    npy = os.path.join(tmp, pname + ".npy")
+                    np.save(npy, data)
+                    cmd += ["--input", "%s=%s" % (pname, npy)]
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 0:
+                    print("FAIL %s (%s, %s): kdt run exited %d\n%s" % (name, order, mode, r.returncode, r.stderr))
                     failures += 1
-                else:
-                    print("ok   %s: %s" % (name, oname))
+                    continue
+                for spec in expects:
+                    oname, value = (s.strip() for s in spec.split("=", 1))
+                    got = np.load(os.path.join(tmp, "out", oname + ".npy"))
+                    want = np.array(ast.literal_eval(value))
+                    if got.shape != want.shape or not np.array_equal(got, want.astype(got.dtype)):
+                        print("FAIL %s (%s, %s): %s = %s, expected %s" % (name, order, mode, oname, got.tolist(), want.tolist()))
+                        failures += 1
+                    else:
+                        print("ok   %s (%s, %s): %s" % (name, order, mode, oname))
     print("%d regression files, %d failures" % (len(files), failures))
     return 1 if failures or not files else 0
 

@@ -250,6 +250,34 @@ def emitted_cpp_compiles_without_warnings():
 
 
 @test
+def collatz():
+    n = np.array([1, 2, 3, 6, 7, 9, 27, 97, 871, 6171, 77031, 1, 5, 16, 31, 703], dtype=np.int32)
+    limit = np.array([900], dtype=np.int32)
+
+    def steps_of(v):
+        count = 0
+        while v != 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            count += 1
+        return count
+
+    def halvings_of(total):
+        count = 0
+        while total > int(limit[0]):
+            total //= 2
+            count += 1
+        return count
+
+    steps = np.array([steps_of(int(v)) for v in n], dtype=np.int32)
+    halvings = np.array([halvings_of(int(s) * 1000) for s in steps], dtype=np.int32)
+    for mode in ("on_wait", "eager"):
+        for order in ("forward", "reverse", "shuffle"):
+            o = run("collatz.kd", {"n": n, "limit": limit}, ["--dma-mode", mode, "--program-order", order])
+            check(f"collatz steps {mode} {order}", o("steps"), steps, rtol=0, atol=0)
+            check(f"collatz halvings {mode} {order}", o("halvings"), halvings, rtol=0, atol=0)
+
+
+@test
 def ring_exchange():
     x = f32(4, 128, 64)
     for order in ("forward", "reverse", "shuffle"):

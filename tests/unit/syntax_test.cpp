@@ -556,6 +556,18 @@ TEST_SUITE("syntax") {
     CHECK(syntax_error("kernel k() grid(1) { let f32 = 1; }\n"));
     CHECK(syntax_error("kernel k() grid(1) { let scratch = 1; }\n"));
     CHECK(syntax_error("const kernel = 1;\n"));
+    // KD 0.2 reserves `while` and `return` (spec section 2).
+    CHECK(syntax_error("kernel k() grid(1) { let while = 1; }\n"));
+    CHECK(syntax_error("kernel k() grid(1) { let return = 1; }\n"));
+  }
+
+  TEST_CASE("a while loop: its condition and body") {
+    auto w = parse("kernel k(x: inout i32[4] @global) grid(1) { var i = 0; while i < 4 { x[i] = i; i += 1; } }\n");
+    REQUIRE(w->ok);
+    const ast::Stmt& loop = *body(*w)[1];
+    REQUIRE(loop.kind == ast::Stmt::Kind::While);
+    CHECK(sx(*loop.value) == "(< i 4)");
+    CHECK(loop.body.stmts.size() == 2);
   }
 
   TEST_CASE("comments and white space") {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -162,6 +163,7 @@ enum class StmtKind {
   Assign,     // local = value
   Store,      // view (op)= value, optional mask
   For,        // local in lo..hi step
+  While,      // while value (a bool scalar, evaluated before every iteration) { body }
   If,         // clauses
   Assert,
   Eval,       // an expression evaluated for effect (none today)
@@ -192,7 +194,7 @@ struct Stmt {
   StoreOp store_op = StoreOp::Assign;
   ExprPtr lo, hi;                   // For
   int64_t step = 1;
-  Block body;                       // For
+  Block body;                       // For, While
   std::vector<IfClause> clauses;    // If
   std::string message;              // Assert
   int asm_id = -1;
@@ -261,6 +263,10 @@ struct Kernel {
 struct Module {
   std::vector<Kernel> kernels;
 };
+
+// Calls `f` on every expression of `k` (its body and asm fallbacks),
+// outer before inner (walk.cpp).
+void for_each_expr(const Kernel& k, const std::function<void(const Expr&)>& f);
 
 // `--emit=ir` / `--emit=discharged-ir`.
 std::string print_module(const Module& module, const SourceManager& sources);

@@ -47,6 +47,11 @@ inline std::vector<int64_t> program_order(int64_t count, const RunOptions& optio
 // The baton passes (round-robin) when the running device blocks in a wait
 // or finishes, so every run is reproducible and no C++ data race can occur.
 // A deadlock is detected exactly: no device can run and one is blocked.
+// A device that reads a semaphore (sem_read) first lets the others run
+// until they block or finish (spec section 17), so a polling loop sees
+// what they can do; one that reads the same semaphore again, unchanged,
+// having done nothing in between, is blocked until another device
+// changes it, so a poll that can never end is a deadlock, not a hang.
 // ---------------------------------------------------------------------------
 struct BlockedWait {
   std::string what;  // "sem_wait on `s` (value 0, needs 1)"
@@ -58,7 +63,8 @@ class DeviceScheduler {
  public:
   explicit DeviceScheduler(int devices)
       : state_(static_cast<size_t>(devices), State::Ready), ready_(static_cast<size_t>(devices)),
-        blocked_(static_cast<size_t>(devices)) {}
+        blocked_(static_cast<size_t>(devices)), polls_(static_cast<size_t>(devices)),
+        effects_(static_cast<size_t>(devices)) {}
 
   // Runs body(device) for every device; returns the first failure, if any.
   bool run(const std::function<void(int)>& body, RunError& failure) {
@@ -138,9 +144,43 @@ class DeviceScheduler {
     state_[d] = State::Running;
   }
 
+  // sem_read of `value` (a semaphore's counter) by `device`: a scheduling
+  // point; `info` describes the wait if the poll cannot progress.
+  int64_t read_semaphore(int device, const int64_t& value, const BlockedWait& info) {
+    yield(device);
+    size_t d = static_cast<size_t>(device);
+    Poll& last = polls_[d];
+    if (last.counter == &value && last.value == value && last.effects == effects_[d]) {
+      const int64_t seen = value;
+      wait_until(device, [&] { return value != seen; }, info);
+    }
+    last = Poll{&value, value, effects_[d]};
+    return value;
+  }
+
+  // A store, DMA, signal or wait by `device`: what makes a repeated read
+  // of an unchanged semaphore progress (emitted only in kernels with sem_read).
+  void note_effect(int device) { ++effects_[static_cast<size_t>(device)]; }
+
  private:
-  enum class State { Ready, Running, Blocked, Done };
+  enum class State { Ready, Running, Yielding, Blocked, Done };
   struct Aborted {};
+  struct Poll {
+    const int64_t* counter = nullptr;
+    int64_t value = 0;
+    uint64_t effects = 0;
+  };
+
+  // Lets every other device run until it blocks or finishes.
+  void yield(int device) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    size_t d = static_cast<size_t>(device);
+    state_[d] = State::Yielding;
+    pass_baton(device);
+    cv_.wait(lock, [&] { return current_ == device || aborted_; });
+    if (aborted_) throw Aborted{};
+    state_[d] = State::Running;
+  }
 
   // Called with the mutex held by the device giving up the baton.
   void pass_baton(int from) {
@@ -148,6 +188,16 @@ class DeviceScheduler {
     for (int step = 1; step <= n; ++step) {
       size_t d = static_cast<size_t>((from + step) % n);
       if (state_[d] == State::Ready || (state_[d] == State::Blocked && ready_[d]())) {
+        state_[d] = State::Running;
+        current_ = static_cast<int>(d);
+        cv_.notify_all();
+        return;
+      }
+    }
+    // Nothing else can run: a device that yielded goes on.
+    for (int step = 1; step <= n; ++step) {
+      size_t d = static_cast<size_t>((from + step) % n);
+      if (state_[d] == State::Yielding) {
         state_[d] = State::Running;
         current_ = static_cast<int>(d);
         cv_.notify_all();
@@ -185,6 +235,8 @@ class DeviceScheduler {
   std::vector<State> state_;
   std::vector<std::function<bool()>> ready_;
   std::vector<BlockedWait> blocked_;
+  std::vector<Poll> polls_;       // each device's last sem_read
+  std::vector<uint64_t> effects_;  // each device's stores, DMAs, signals and waits so far
 };
 
 }  // namespace kdt_rt

@@ -146,7 +146,7 @@ struct IfClause {
 };
 
 struct Stmt {
-  enum class Kind { Scratch, Sem, Let, LetTuple, Var, For, If, Assert, Assign, Expr, Block };
+  enum class Kind { Scratch, Sem, Let, LetTuple, Var, For, While, If, Assert, Assign, Expr, Block };
   Kind kind = Kind::Expr;
   SourceRange range;
 
@@ -156,13 +156,13 @@ struct Stmt {
   Name mem_space;            // Scratch
   ExprPtr sem_count;         // Sem: array length, null for one semaphore
   Name sem_kind;             // Sem
-  ExprPtr value;             // Let, LetTuple, Var, Assign (rhs), Expr, Assert (condition)
+  ExprPtr value;             // Let, LetTuple, Var, Assign (rhs), Expr, Assert and While (condition)
   ExprPtr target;            // Assign
   AssignOp assign_op = AssignOp::Assign;
   SourceRange op_range;
   ExprPtr lo, hi, step;      // For
   Name step_word;
-  Block body;                // For, Block
+  Block body;                // For, While, Block
   std::vector<IfClause> clauses;  // If: `if`, `else if`..., optional `else`
   std::optional<std::string> message;  // Assert
 
