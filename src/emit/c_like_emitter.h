@@ -179,6 +179,7 @@ class CLikeEmitter {
   CodeWriter& w_;
   const TargetSpelling& target_;
   int next_temp_ = 0;
+  int in_while_ = 0;  // how many `while` loops enclose what is being emitted
   std::map<const Expr*, std::string> materialized_;
   std::map<const Expr*, std::vector<std::string>> view_starts_;
   std::map<int, std::vector<std::string>> asm_outputs_;

@@ -43,10 +43,12 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::While:
       // The condition may need statements of its own (checked loads,
       // reductions, semaphore reads): they run before every test.
+      ++in_while_;
       w_.open("while (true) {");
       w_.line("if (!(" + scalar(*s.value) + ")) break;");
       block(s.body);
       w_.close();
+      --in_while_;
       break;
     case ir::StmtKind::If: if_chain(s.clauses, 0); break;
     case ir::StmtKind::Assert: assert_stmt(s); break;

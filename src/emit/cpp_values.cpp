@@ -62,15 +62,20 @@ std::string CppKernelEmitter::leaf(const Expr& e, const LoopCtx& ctx) {
 }
 
 // sem_read is a scheduling point (spec section 17): the scheduler lets
-// the other devices run, then reads the counter, and counts a device that
-// polls an unchanged semaphore as blocked on it.
+// the other devices run, then reads the counter. Inside a `while` loop it
+// is a poll: the scheduler counts a device that finds the counter as this
+// read last found it, having done nothing in between, as blocked on it.
 void CppKernelEmitter::prepare_sem_read(const Expr& e) {
   if (materialized_.count(&e)) return;
   std::string counter = sem_ref(*e.sem) + ".value";
+  int site = next_temp_;
   std::string name = fresh("sem");
-  w_.line("const int32_t " + name + " = static_cast<int32_t>(L.scheduler.read_semaphore(device, " + counter +
-          ", {\"sem_read polling `" + k_.sems[e.sem->sem].kd_name +
-          "`, unchanged since this device last read it\", " + loc(e.range) + ", s.flat}));");
+  std::string read = "L.scheduler.read_semaphore(device, " + counter + ")";
+  if (in_while_) {
+    read = "L.scheduler.poll_semaphore(device, " + counter + ", " + std::to_string(site) + ", {\"sem_read polling `" +
+           k_.sems[e.sem->sem].kd_name + "`, unchanged since this read last saw it\", " + loc(e.range) + ", s.flat})";
+  }
+  w_.line("const int32_t " + name + " = static_cast<int32_t>(" + read + ");");
   materialized_[&e] = name;
 }
 

@@ -256,14 +256,14 @@ def collatz():
 
     def steps_of(v):
         count = 0
-        while v != 1:
+        while v > 1 and count < 1000:
             v = v // 2 if v % 2 == 0 else 3 * v + 1
             count += 1
         return count
 
     def halvings_of(total):
         count = 0
-        while total > int(limit[0]):
+        while total > 0 and total > int(limit[0]):
             total //= 2
             count += 1
         return count
@@ -275,6 +275,26 @@ def collatz():
             o = run("collatz.kd", {"n": n, "limit": limit}, ["--dma-mode", mode, "--program-order", order])
             check(f"collatz steps {mode} {order}", o("steps"), steps, rtol=0, atol=0)
             check(f"collatz halvings {mode} {order}", o("halvings"), halvings, rtol=0, atol=0)
+
+
+@test
+def fifo_hazard():
+    """A pipeline correct only if DMAs sharing a semaphore finish in order is
+    caught under lifo and shuffle; its fixed version passes in every order."""
+    x = f32(8, 64)
+    want = np.float32(2) * x
+    sample = os.path.join(SRC, "samples", "fifo_hazard.kd")
+    for mode in ("on_wait", "eager"):
+        for order in ("fifo", "lifo", "shuffle"):
+            o = run("fifo_hazard.kd", {"x": x}, ["--dma-mode", mode, "--dma-order", order], kernel="one_sem_per_slot")
+            check(f"fifo_hazard fixed {mode} {order}", o("y"), want, rtol=0, atol=0)
+        o = run("fifo_hazard.kd", {"x": x}, ["--dma-mode", mode, "--dma-order", "fifo"], kernel="relies_on_fifo")
+        check(f"fifo_hazard relies_on_fifo {mode} fifo", o("y"), want, rtol=0, atol=0)
+        for order, seed in (("lifo", "0"), ("shuffle", "0"), ("shuffle", "1")):
+            r = kdt_run_raw([sample, "--kernel", "relies_on_fifo", "--output-dir", tempfile.mkdtemp(),
+                             "--dma-mode", mode, "--dma-order", order, "--seed", seed])
+            expect(f"fifo_hazard relies_on_fifo {mode} {order} seed {seed} is a race",
+                   r.returncode == 1 and "[race]" in r.stderr and "fifo_hazard.kd:26:" in r.stderr, r.stderr[-500:])
 
 
 @test

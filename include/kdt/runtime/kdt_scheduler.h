@@ -49,9 +49,10 @@ inline std::vector<int64_t> program_order(int64_t count, const RunOptions& optio
 // A deadlock is detected exactly: no device can run and one is blocked.
 // A device that reads a semaphore (sem_read) first lets the others run
 // until they block or finish (spec section 17), so a polling loop sees
-// what they can do; one that reads the same semaphore again, unchanged,
-// having done nothing in between, is blocked until another device
-// changes it, so a poll that can never end is a deadlock, not a hang.
+// what they can do. A read inside a `while` loop that finds the semaphore
+// as that same read last found it, the device having done nothing in
+// between, is blocked until another device changes it, so a poll that can
+// never end is a deadlock, not a hang.
 // ---------------------------------------------------------------------------
 struct BlockedWait {
   std::string what;  // "sem_wait on `s` (value 0, needs 1)"
@@ -144,12 +145,19 @@ class DeviceScheduler {
     state_[d] = State::Running;
   }
 
-  // sem_read of `value` (a semaphore's counter) by `device`: a scheduling
-  // point; `info` describes the wait if the poll cannot progress.
-  int64_t read_semaphore(int device, const int64_t& value, const BlockedWait& info) {
+  // sem_read of `value` (a semaphore's counter) by `device`: a scheduling point.
+  int64_t read_semaphore(int device, const int64_t& value) {
+    yield(device);
+    return value;
+  }
+
+  // The same inside a `while` loop, at read site `site`: a poll. When it
+  // finds the counter as it did the last time, with no effect of the
+  // device in between, the device is blocked (`info`) until the counter changes.
+  int64_t poll_semaphore(int device, const int64_t& value, int site, const BlockedWait& info) {
     yield(device);
     size_t d = static_cast<size_t>(device);
-    Poll& last = polls_[d];
+    Poll& last = polls_[d][site];
     if (last.counter == &value && last.value == value && last.effects == effects_[d]) {
       const int64_t seen = value;
       wait_until(device, [&] { return value != seen; }, info);
@@ -235,7 +243,7 @@ class DeviceScheduler {
   std::vector<State> state_;
   std::vector<std::function<bool()>> ready_;
   std::vector<BlockedWait> blocked_;
-  std::vector<Poll> polls_;       // each device's last sem_read
+  std::vector<std::map<int, Poll>> polls_;  // each device's last read at each polling site
   std::vector<uint64_t> effects_;  // each device's stores, DMAs, signals and waits so far
 };
 
