@@ -24,12 +24,6 @@ ir::View capture_shape(const ir::View& v) {
   return out;
 }
 
-std::vector<int64_t> row_major_strides(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
-
 // The coordinates of a copy step in view `v` of a ref of `ref_shape`: the
 // view's leading `loops` dimensions follow the copy loops; the captured
 // starts are numbered on from `capture`.

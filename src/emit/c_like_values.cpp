@@ -73,7 +73,7 @@ std::vector<std::string> CLikeEmitter::view_starts(const ir::View& v, bool maske
 std::string CLikeEmitter::view_elem_offset(const ir::View& v, const std::vector<std::string>& starts, const LoopCtx& ctx,
                                            std::vector<std::string>* coords) {
   const Shape& rs = k_.refs[v.ref].shape;
-  std::vector<int64_t> st = strides_of(rs);
+  std::vector<int64_t> st = row_major_strides(rs);
   Shape vshape = v.shape();
   size_t offset_dims = ctx.index.size() - std::min(ctx.index.size(), vshape.size());
   std::string out;
@@ -97,7 +97,7 @@ std::string CLikeEmitter::view_elem_offset(const ir::View& v, const std::vector<
 }
 
 std::string CLikeEmitter::tile_slice_offset(const Expr& e, const LoopCtx& ctx) {
-  std::vector<int64_t> st = strides_of(e.operands[0]->type.shape);
+  std::vector<int64_t> st = row_major_strides(e.operands[0]->type.shape);
   std::string offset;
   size_t vd = 0;
   for (size_t d = 0; d < e.tile_dims.size(); ++d) {
@@ -150,7 +150,7 @@ std::string CLikeEmitter::elem(const Expr& e, const LoopCtx& ctx) {
       } else if (target_.flat_loops) {
         const Shape& loop = ctx.shape.size() >= e.type.shape.size() ? ctx.shape : e.type.shape;
         size_t d = loop.size() - e.type.shape.size() + axis;
-        std::vector<int64_t> st = strides_of(loop);
+        std::vector<int64_t> st = row_major_strides(loop);
         i = "(" + ctx.flat + " / " + std::to_string(st[d]) + " % " + std::to_string(loop[d]) + ")";
       }
       return rt("convert<") + T + ">(" + i + ")";

@@ -6,7 +6,6 @@
 namespace kdt::cpp {
 
 using emit::count_of;
-using emit::strides_of;
 
 // ----- DMA copies -----------------------------------------------------------
 void CppKernelEmitter::emit_dma_sites() {

@@ -5,7 +5,6 @@
 namespace kdt::cpp {
 
 using emit::count_of;
-using emit::strides_of;
 
 void CppKernelEmitter::emit_all() {
   ir::for_each_expr(k_, [&](const Expr& e) { polls_ = polls_ || e.kind == ExprKind::SemRead; });

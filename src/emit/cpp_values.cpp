@@ -8,7 +8,6 @@ namespace kdt::cpp {
 
 using emit::count_of;
 using emit::index_of;
-using emit::strides_of;
 
 void CppKernelEmitter::let(const ir::Stmt& s) {
   const ir::Local& l = k_.locals[s.local];

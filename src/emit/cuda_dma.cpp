@@ -27,7 +27,7 @@ bool KernelEmitter::rows_divisible(const ir::View& src, const ir::View& dst, siz
   if (row_bytes % width != 0) return false;
   for (const ir::View* v : {&src, &dst}) {
     const ir::Ref& r = k_.refs[v->ref];
-    std::vector<int64_t> st = strides_of(r.shape);
+    std::vector<int64_t> st = row_major_strides(r.shape);
     for (size_t d = 0; d + tail < r.shape.size(); ++d) {
       if (!v->dims[d].dropped && (st[d] * elem_size(r.dtype)) % width != 0) return false;
     }

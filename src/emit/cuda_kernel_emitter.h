@@ -29,7 +29,6 @@ namespace kdt::cuda {
 using emit::count_of;
 using emit::index_of;
 using emit::LoopCtx;
-using emit::strides_of;
 using ir::Expr;
 using ir::ExprKind;
 

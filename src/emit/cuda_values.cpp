@@ -99,7 +99,7 @@ void KernelEmitter::open_loop(const LoopCtx& ctx) {
   }
   w_.open("for (int64_t " + ctx.flat + " = kdt_tid; " + ctx.flat + " < " + std::to_string(count_of(ctx.shape)) + "; " +
           ctx.flat + " += kdt_nt) {");
-  std::vector<int64_t> st = strides_of(ctx.shape);
+  std::vector<int64_t> st = row_major_strides(ctx.shape);
   for (size_t d = 0; d < ctx.shape.size(); ++d) {
     std::string v = ctx.flat;
     if (st[d] != 1) v = "(" + v + " / " + std::to_string(st[d]) + ")";

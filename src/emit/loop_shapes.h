@@ -17,12 +17,6 @@ inline int64_t count_of(const Shape& s) {
   return n;
 }
 
-inline std::vector<int64_t> strides_of(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
-
 // Loop indices of the element loop an expression is evaluated in.
 struct LoopCtx {
   Shape shape;
@@ -37,7 +31,7 @@ inline std::string array_offset(const Shape& shape, const LoopCtx& ctx) {
   if (shape.empty()) return "";
   if (shape == ctx.shape) return ctx.flat;
   if (ctx.index.empty()) return "0";
-  std::vector<int64_t> st = strides_of(shape);
+  std::vector<int64_t> st = row_major_strides(shape);
   size_t off = ctx.index.size() - shape.size();
   std::string out;
   for (size_t d = 0; d < shape.size(); ++d) {

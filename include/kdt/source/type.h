@@ -14,6 +14,14 @@ enum class SemKind { Dma, Regular };
 
 using Shape = std::vector<int64_t>;
 
+// The row-major strides of `s`, in elements (the IR's views, discharge's
+// copy plans and the emitters' offsets all count this way).
+inline std::vector<int64_t> row_major_strides(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+
 struct Type {
   enum class Kind {
     Error,  // already diagnosed; suppresses follow-on diagnostics
