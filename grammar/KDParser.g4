@@ -1,7 +1,7 @@
-// Parser of the KD kernel language (spec sections 4-9).
+// Parser of the KD kernel language (spec sections 4-9, 12, 14).
 // Contextual words (`out inout grid devices threads step dma regular ptx
-// volatile clobbers fallback`) are plain IDENTs here; the AST builder checks
-// their spelling so that they stay usable as ordinary names elsewhere.
+// volatile clobbers fallback type fn`) are plain IDENTs here; the AST builder
+// checks their spelling so that they stay usable as ordinary names elsewhere.
 parser grammar KDParser;
 
 options { tokenVocab = KDLexer; }
@@ -12,10 +12,34 @@ topItem
     : includeDecl
     | constDecl
     | kernelDecl
+    | typeDecl
+    | fnDecl
     ;
 
 includeDecl : INCLUDE STRING SEMI;
 constDecl   : CONST IDENT ASSIGN expr SEMI;
+// `type T = bf16;` (the first IDENT is the word `type`).
+typeDecl    : typeWord=IDENT IDENT ASSIGN typeName SEMI;
+
+// `fn name<T: type, M>(params) -> result { body }` (the first IDENT is `fn`).
+fnDecl
+    : fnWord=IDENT IDENT (LT generic (COMMA generic)* COMMA? GT)?
+      LPAREN (fnParam (COMMA fnParam)* COMMA?)? RPAREN (ARROW resultType)? block
+    ;
+generic : IDENT (COLON kindWord=IDENT)?;
+
+// `r: in f32[M, N] @global`, `t: f32[M, N]`, `s: sem dma[N]`, `n: i32`.
+fnParam
+    : IDENT COLON IN? tileType memSpace                    # fnRefParam
+    | IDENT COLON tileType                                 # fnTileParam
+    | IDENT COLON SEM IDENT (LBRACK expr RBRACK)?          # fnSemParam
+    | IDENT COLON typeName                                 # fnScalarParam
+    ;
+resultType
+    : tileType
+    | typeName
+    | LPAREN resultType (COMMA resultType)* COMMA? RPAREN
+    ;
 
 kernelDecl
     : KERNEL IDENT LPAREN (param (COMMA param)* COMMA?)? RPAREN kernelAttr* block
@@ -27,11 +51,16 @@ kernelAttr : IDENT LPAREN (expr (COMMA expr)* COMMA?)? RPAREN;
 // `name: in f32[M, K] @global`, `name: out ...`, `name: f32`.
 param
     : IDENT COLON paramMode=(IN | IDENT) tileType memSpace   # refParam
-    | IDENT COLON dtype                                  # scalarParam
+    | IDENT COLON typeName                               # scalarParam
     ;
 
 dtype : BOOL | I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64;
-tileType : dtype LBRACK (expr (COMMA expr)* COMMA?)? RBRACK;
+// A dtype or a name that the checker resolves to one (section 14).
+typeName : dtype | IDENT;
+tileType : typeName LBRACK (expr (COMMA expr)* COMMA?)? RBRACK;
+// In argument lists only a dtype keyword starts a type (`zeros(f32[8])`):
+// `T[8]` there parses as an index and the checker reads it as a type.
+dtypeTile : dtype LBRACK (expr (COMMA expr)* COMMA?)? RBRACK;
 memSpace : AT IDENT;
 
 block : LBRACE stmt* RBRACE;
@@ -44,6 +73,7 @@ stmt
     | VAR IDENT ASSIGN expr SEMI                                       # varStmt
     | FOR IDENT IN expr DOTDOT expr (IDENT expr)? block                # forStmt
     | WHILE expr block                                                 # whileStmt
+    | RETURN (expr | LPAREN expr (COMMA expr)+ COMMA? RPAREN)? SEMI    # returnStmt
     | ifChain                                                          # ifStmt
     | ASSERT LPAREN expr (COMMA STRING)? COMMA? RPAREN SEMI            # assertStmt
     | expr op=(ASSIGN | PLUS_ASSIGN | MINUS_ASSIGN | STAR_ASSIGN) expr SEMI  # assignStmt
@@ -88,7 +118,7 @@ primary
 // checker rejects it for every other keyword, and unknown keywords too.
 arg
     : IDENT ASSIGN (dtype | expr)                          # keywordArg
-    | tileType                                             # typeArg
+    | dtypeTile                                            # typeArg
     | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK            # shapeArg
     | expr                                                 # positionalArg
     ;

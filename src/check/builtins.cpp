@@ -386,6 +386,9 @@ View Checker::check_view(ast::Expr& e, bool for_write, bool masked) {
                   "expected a ref, but `" + s->name + "` is " + type_string(s->type));
     return view;
   }
+  if (for_write && s->kind == Symbol::Kind::Param && !s->first_write.valid()) {
+    const_cast<Symbol*>(s)->first_write = e.range;
+  }
   if (for_write && s->kind == Symbol::Kind::Param && s->mode == ast::ParamMode::In) {
     diags_.report(DiagCode::WriteToInput, e.range, "`" + s->name + "` is an `in` parameter and cannot be written")
         .note("declared `in` here; use `inout` to allow writes", s->range);
@@ -441,7 +444,19 @@ Type Checker::value_of(ast::Arg* arg) {
 
 Type Checker::check_call(ast::Expr& e) {
   const std::string& f = e.spelling;
-  const BuiltinSpec* spec = find_builtin(f);
+  // A KD function, or a type name used as a cast (`T(x)`, section 14).
+  const Symbol* named = lookup(f);
+  if (named && named->kind == Symbol::Kind::Function) {
+    auto fn = functions_.find(f);
+    if (fn != functions_.end()) return check_function_call(e, *fn->second);
+  }
+  std::optional<DType> alias;
+  if (named && named->kind == Symbol::Kind::Type) {
+    const_cast<Symbol*>(named)->used = true;
+    if (named->type.is_error()) return Type::error();
+    alias = named->type.dtype;
+  }
+  const BuiltinSpec* spec = alias ? &builtin(BuiltinId::Cast) : find_builtin(f);
   if (!spec) {
     diags_.report(DiagCode::UndefinedName, e.callee_range, "unknown function `" + f + "`");
     for (ast::Arg& arg : e.args) {
@@ -454,10 +469,12 @@ Type Checker::check_call(ast::Expr& e) {
     diags_.report(DiagCode::BadArgument, e.range, "`ds(start, size)` is allowed only as an index");
     return Type::error();
   }
+  types_as_args(e);
   // Split once; `call` is what lowering reads (only when every check passed).
   CallArgs a = split_args(e, *spec, diags_);
   if (!a.ok) return Type::error();
   ResolvedCall& call = record_call(program_, e, *spec, a);
+  if (alias) call.cast = *alias;
   switch (spec->result) {
     case ResultRule::Cast: {
       // `f32(x)`: an element-wise cast.
@@ -507,8 +524,9 @@ Type Checker::check_call(ast::Expr& e) {
         return Type::error();
       }
       auto shape = eval_shape(type_arg->type->dims, type_arg->type->range);
-      if (!shape) return Type::error();
-      DType dtype = type_arg->type->dtype;
+      std::optional<DType> resolved = resolve_dtype(*type_arg->type);
+      if (!shape || !resolved) return Type::error();
+      DType dtype = type_arg->type->dtype = *resolved;
       if (id == BuiltinId::Full) {
         ast::Expr* v = value_arg(a.positional[1], diags_);
         if (!v) return Type::error();
@@ -685,6 +703,9 @@ Type Checker::check_dot(ast::Expr& e, const CallArgs& a, ResolvedCall& call) {
   std::optional<DType> result;
   if (ast::Arg* k = a.keyword(Keyword::Dtype)) {
     result = is_dtype_name(k->value.get()) ? dtype_from_name(k->value->spelling) : std::nullopt;
+    if (!result && k->value->kind == ast::Expr::Kind::Name && is_type_name(k->value->spelling)) {
+      result = resolve_type_name({k->value->spelling, k->value->range});
+    }
     if (!result) {
       diags_.report(DiagCode::BadArgument, k->value->range, "`dtype=` takes a dtype such as `f32` or `bf16`");
       flags_ok = false;

@@ -62,9 +62,18 @@ bool Checker::run() {
   std::vector<std::string> kernel_names;
   std::unordered_map<std::string, SourceRange> kernel_ranges;
   int64_t kernel_count = 0;
+  declare_functions();
   for (ast::File& file : program_.module.files) {
-    for (auto [is_kernel, index] : file.order) {
-      if (!is_kernel) {
+    for (auto [item, index] : file.order) {
+      if (item == ast::File::ItemKind::Type) {
+        check_type_decl(file.types[index]);
+        continue;
+      }
+      if (item == ast::File::ItemKind::Function) {
+        check_function_decl(file.functions[index]);
+        continue;
+      }
+      if (item == ast::File::ItemKind::Const) {
         ast::ConstDecl& c = file.consts[index];
         std::optional<int64_t> value;
         auto define = options_.defines.find(c.name.text);
@@ -114,6 +123,10 @@ bool Checker::run() {
     const Symbol* s = scopes_.front().count(name) ? scopes_.front().at(name) : nullptr;
     if (!s || s->kind != Symbol::Kind::Const) program_.unused_defines.push_back(name);
   }
+  for (const auto& [name, dtype] : options_.type_defines) {
+    const Symbol* s = scopes_.front().count(name) ? scopes_.front().at(name) : nullptr;
+    if (!s || s->kind != Symbol::Kind::Type) program_.unused_defines.push_back(name);
+  }
   return !diags_.has_errors();
 }
 
@@ -155,13 +168,17 @@ void Checker::check_kernel_header(ast::Kernel& k) {
   check_launch_size(k);
   for (ast::Param& p : k.params) {
     if (p.mode == ast::ParamMode::Scalar) {
-      Symbol& s = declare(Symbol::Kind::Param, p.name, Type::value(p.scalar_dtype));
+      std::optional<DType> dtype = p.scalar_type_name.text.empty() ? p.scalar_dtype : resolve_type_name(p.scalar_type_name);
+      if (dtype) p.scalar_dtype = *dtype;
+      Symbol& s = declare(Symbol::Kind::Param, p.name, dtype ? Type::value(*dtype) : Type::error());
       s.mode = p.mode;
       s.used = true;
       p.symbol = &s;
       continue;
     }
     auto shape = eval_shape(p.tile_type->dims, p.tile_type->range);
+    if (auto dtype = resolve_dtype(*p.tile_type)) p.tile_type->dtype = *dtype;
+    else shape.reset();
     if (p.mem_space.text != "global") {
       diags_.report(DiagCode::InvalidDeclaration, p.mem_space.range,
                     p.mem_space.text == "shared" ? "kernel parameters live in `@global` memory"
@@ -215,9 +232,11 @@ void Checker::check_stmt(ast::Stmt& s) {
   switch (s.kind) {
     case K::Scratch: {
       if (block_depth_ > 0) {
-        diags_.report(DiagCode::InvalidDeclaration, s.range, "`scratch` is allowed only at the top level of a kernel body");
+        diags_.report(DiagCode::InvalidDeclaration, s.range, "`scratch` is allowed only at the top level of a kernel or function body");
       }
       auto shape = eval_shape(s.tile_type->dims, s.tile_type->range);
+      if (auto dtype = resolve_dtype(*s.tile_type)) s.tile_type->dtype = *dtype;
+      else shape.reset();
       if (shape && !ref_rank_ok(*shape, s.tile_type->range)) shape.reset();
       if (shape && !ref_size_ok(s.tile_type->dtype, *shape, s.tile_type->range)) shape.reset();
       if (s.mem_space.text != "shared") {
@@ -234,7 +253,7 @@ void Checker::check_stmt(ast::Stmt& s) {
     }
     case K::Sem: {
       if (block_depth_ > 0) {
-        diags_.report(DiagCode::InvalidDeclaration, s.range, "`sem` is allowed only at the top level of a kernel body");
+        diags_.report(DiagCode::InvalidDeclaration, s.range, "`sem` is allowed only at the top level of a kernel or function body");
       }
       Type t;
       t.kind = Type::Kind::Sem;
@@ -260,7 +279,9 @@ void Checker::check_stmt(ast::Stmt& s) {
       Type t = check_expr(*s.value);
       if (t.kind == Type::Kind::Tuple) {
         diags_.report(DiagCode::TypeMismatch, s.value->range,
-                      "this asm has " + std::to_string(t.elements.size()) + " outputs; bind them with `let (a, b) = ...`");
+                      std::string(s.value->kind == ast::Expr::Kind::Asm ? "this asm has " : "this call returns ") +
+                          std::to_string(t.elements.size()) + (s.value->kind == ast::Expr::Kind::Asm ? " outputs" : " values") +
+                          "; bind them with `let (a, b) = ...`");
         t = Type::error();
       } else if (t.kind == Type::Kind::Void) {
         diags_.report(DiagCode::TypeMismatch, s.value->range, "this expression has no value");
@@ -338,6 +359,7 @@ void Checker::check_stmt(ast::Stmt& s) {
       check_block(s.body);
       --block_depth_;
       return;
+    case K::Return: check_return(s); return;
   }
 }
 
@@ -582,7 +604,7 @@ void Checker::check_scratch_size(const ast::Stmt& s, const Symbol& buffer) {
   }
   scratch_reported_ = true;
   std::string what = "scratch `" + buffer.name + "` (" + type_string(buffer.type) + ", " + bytes_string(bytes) + ")";
-  if (!scratch_.empty()) what += " brings the scratch of `" + kernel_->name.text + "` to " + bytes_string(total) + " per program";
+  if (!scratch_.empty() && kernel_) what += " brings the scratch of `" + kernel_->name.text + "` to " + bytes_string(total) + " per program";
   auto d = diags_.report(DiagCode::LimitExceeded, s.range, what + "; the limit is --max-scratch-bytes=" + std::to_string(limit));
   for (const auto& [other, other_bytes] : scratch_) {
     d.note("`" + other->name + "` takes " + std::to_string(other_bytes) + " bytes", other->range);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <map>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +28,14 @@ struct CallArgs {
   std::array<ast::Arg*, kKeywordCount> keywords{};
   bool ok = true;
   ast::Arg* keyword(Keyword k) const { return keywords[static_cast<size_t>(k)]; }
+};
+
+// A generic's deduced value at a call: a dtype or an integer.
+struct GenericValue {
+  std::optional<DType> dtype;
+  std::optional<int64_t> value;
+  bool bound() const { return dtype || value; }
+  std::string spelling() const { return dtype ? std::string(dtype_name(*dtype)) : std::to_string(value.value_or(0)); }
 };
 
 class Checker {
@@ -63,6 +73,27 @@ class Checker {
   // Programs, devices and threads of a kernel's launch.
   void check_launch_size(const ast::Kernel& k);
 
+  // functions.cpp (spec sections 12 and 14)
+  // Declares every function and reports `recursive-call` before any body is checked.
+  void declare_functions();
+  void check_type_decl(ast::TypeDecl& t);
+  // A non-generic function on its own; a generic one's declaration only.
+  void check_function_decl(const ast::Function& fn);
+  Type check_function_call(ast::Expr& e, const ast::Function& fn);
+  // The instance of `fn` for these generic values in the current kernel
+  // (made and checked on first use); `call` is null for the check of a
+  // non-generic function on its own. Null past the instance limit.
+  FunctionInstance* instantiate(const ast::Function& fn, const std::vector<GenericValue>& values, const ast::Expr* call);
+  // The dtype a type expression names: a dtype keyword or a type name.
+  std::optional<DType> resolve_dtype(const ast::TileTypeExpr& t);
+  std::optional<DType> resolve_type_name(const ast::Name& name);
+  // `T[d, ...]` written as an index in an argument list: a type.
+  bool is_type_name(const std::string& name) const;
+  // Rewrites each positional `T[8, 128]` of a call, whose `T` names a type,
+  // into the dtype-and-shape argument it is (the grammar cannot tell).
+  void types_as_args(ast::Expr& call);
+  void check_return(ast::Stmt& s);
+
   // check.cpp
   void check_kernel_header(ast::Kernel& k);
   void report_unused(const std::unordered_map<std::string, Symbol*>& scope);
@@ -99,6 +130,18 @@ class Checker {
   // The current kernel's scratch buffers and their sizes in bytes.
   std::vector<std::pair<const Symbol*, int64_t>> scratch_;
   bool scratch_reported_ = false;
+
+  // Functions by name, the instances made so far (by calling kernel,
+  // function and generic values) and those being checked (innermost last).
+  std::unordered_map<std::string, const ast::Function*> functions_;
+  std::map<std::tuple<const ast::Kernel*, const ast::Function*, std::string>, FunctionInstance*> instances_;
+  std::vector<const ast::Function*> checking_;
+  std::set<const ast::Function*> recursive_;
+  // The function whose body is being checked and what it returns.
+  const ast::Function* function_ = nullptr;
+  const std::vector<Type>* results_ = nullptr;
+  const ast::Stmt* last_stmt_ = nullptr;  // the only place `return` may stand
+  bool instances_reported_ = false;
 };
 
 }  // namespace kdt::check

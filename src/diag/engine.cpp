@@ -32,12 +32,20 @@ DiagnosticBuilder DiagnosticEngine::report(DiagCode code, SourceRange range, std
     if (ignore_warnings_) return DiagnosticBuilder(this, SIZE_MAX);
     if (warnings_as_errors_) severity = Severity::Error;
   }
+  if (report_once_) {
+    for (const Diagnostic& d : diagnostics_) {
+      if (d.code == code && d.range.file == range.file && d.range.begin == range.begin && d.range.end == range.end &&
+          d.message == message) {
+        return DiagnosticBuilder(this, SIZE_MAX);
+      }
+    }
+  }
   if (severity == Severity::Error) ++error_count_;
   if (diagnostics_.size() >= max_diagnostics_) {
     ++dropped_;
     return DiagnosticBuilder(this, SIZE_MAX);
   }
-  diagnostics_.push_back(Diagnostic{code, severity, std::move(message), range, {}, {}, {}});
+  diagnostics_.push_back(Diagnostic{code, severity, std::move(message), range, {}, context_, {}});
   return DiagnosticBuilder(this, diagnostics_.size() - 1);
 }
 

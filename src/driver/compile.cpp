@@ -35,6 +35,7 @@ std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Op
   c->program.module = std::move(*loaded.module);
   CheckOptions check;
   check.defines = options.defines;
+  check.type_defines = options.type_defines;
   check.limits = options.limits;
   c->ok = check_program(c->program, c->diags, check);
   return c;
@@ -112,8 +113,9 @@ int run_transpile(const Options& options) {
   std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
   if (!c->io_error.empty()) return usage_error(options, c->io_error);
   if (c->ok && !c->program.unused_defines.empty()) {
-    return usage_error(options, "-D " + c->program.unused_defines.front() + ": no `const " +
-                                    c->program.unused_defines.front() + "` in the program", c->diags.sorted(), &c->sources);
+    const std::string& name = c->program.unused_defines.front();
+    return usage_error(options, "-D " + name + ": no `const " + name + "` or `type " + name + "` in the program",
+                       c->diags.sorted(), &c->sources);
   }
   if (c->ok && !options.kernel.empty()) {
     bool found = false;

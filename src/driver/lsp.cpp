@@ -601,6 +601,7 @@ class Server {
     if (auto defines = it->find("defines"); defines != it->end() && defines->is_object()) {
       for (const auto& [name, value] : defines->items())
         if (value.is_number_integer()) base_.defines[name] = value.get<int64_t>();
+        else if (value.is_string() && dtype_from_name(value.get<std::string>())) base_.type_defines[name] = *dtype_from_name(value.get<std::string>());
     }
   }
 

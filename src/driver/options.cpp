@@ -55,7 +55,8 @@ std::vector<std::string> normalise(const std::vector<std::string>& args, const p
 }
 
 // -D's one rule, in every subcommand: an identifier, `=`, a 64-bit integer
-// (decimal, 0x hexadecimal or 0 octal).
+// (decimal, 0x hexadecimal or 0 octal) for a `const`, or a dtype name for a
+// `type` alias.
 bool parse_define(const std::string& text, Options& out, std::string& error) {
   size_t eq = text.find('=');
   std::string name = text.substr(0, eq);
@@ -66,13 +67,17 @@ bool parse_define(const std::string& text, Options& out, std::string& error) {
     return false;
   }
   std::string value = text.substr(eq + 1);
+  if (std::optional<DType> dtype = dtype_from_name(value)) {
+    out.type_defines[name] = *dtype;
+    return true;
+  }
   try {
     size_t used = 0;
     long long v = std::stoll(value, &used, 0);
     if (used != value.size()) throw std::invalid_argument(value);
     out.defines[name] = v;
   } catch (const std::exception&) {
-    error = "-D " + name + ": '" + value + "' is not a 64-bit integer";
+    error = "-D " + name + ": '" + value + "' is neither a 64-bit integer nor a dtype";
     return false;
   }
   return true;
@@ -386,7 +391,7 @@ std::string lsp_help_text() {
        "shape) and go-to-definition. See docs/editors.md.\n\n"
        "Options:\n"
        "  -I DIR                    search DIR for included files (also initializationOptions.includeDirs)\n"
-       "  -D NAME=VALUE             set `const NAME` to the integer VALUE (also initializationOptions.defines)\n";
+       "  -D NAME=VALUE             set `const NAME` to the integer VALUE, or `type NAME` to the dtype VALUE (also initializationOptions.defines)\n";
   for (const LimitFlag& flag : limit_flags()) {
     std::string name = std::string("--") + flag.name + "=N";
     s << "  " << name << std::string(name.size() < 26 ? 26 - name.size() : 1, ' ') << flag.help << "\n";

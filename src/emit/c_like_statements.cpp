@@ -18,6 +18,7 @@ void CLikeEmitter::block(const ir::Block& b) {
 }
 
 void CLikeEmitter::stmt(const ir::Stmt& s) {
+  if (!s.inlined.empty()) w_.line("// " + s.inlined + " (KD function), expanded here");
   w_.source_line(s.range);
   switch (s.kind) {
     case ir::StmtKind::Let: let(s); break;

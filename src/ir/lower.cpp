@@ -73,6 +73,20 @@ class Lowerer {
     return id;
   }
 
+  // A local that no KD binding declares: a call's bound argument or result.
+  int temp_local(const std::string& name, const Type& type, bool is_mutable = false) {
+    int id = static_cast<int>(k_.locals.size());
+    k_.locals.push_back({unique_name(name), type, is_mutable});
+    return id;
+  }
+
+  void push_let(int local, ExprPtr value, SourceRange range) {
+    auto s = stmt(ir::StmtKind::Let, range);
+    s->local = local;
+    s->value = std::move(value);
+    current_->push_back(std::move(s));
+  }
+
   ir::StmtPtr stmt(ir::StmtKind kind, SourceRange range) {
     auto s = std::make_unique<ir::Stmt>();
     s->kind = kind;
@@ -132,6 +146,16 @@ class Lowerer {
         return;
       }
       case K::LetTuple: {
+        if (s.value->instance) {
+          std::vector<int> results = lower_inline(*s.value);
+          for (size_t i = 0; i < s.declared.size(); ++i) {
+            auto out = stmt(ir::StmtKind::Let, s.range);
+            out->local = new_local(s.declared[i], k_.locals[results[i]].type, false);
+            out->value = local_ref(results[i], s.value->range);
+            current_->push_back(std::move(out));
+          }
+          return;
+        }
         int asm_id = lower_asm(*s.value);
         for (size_t i = 0; i < s.declared.size(); ++i) {
           auto out = stmt(ir::StmtKind::Let, s.range);
@@ -181,22 +205,30 @@ class Lowerer {
       }
       case K::While: {
         auto out = stmt(ir::StmtKind::While, s.range);
-        out->value = lower_expr(*s.value, DType::Bool);
-        out->body = lower_nested(s.body);
-        current_->push_back(std::move(out));
-        return;
-      }
-      case K::If: {
-        auto out = stmt(ir::StmtKind::If, s.range);
-        for (const ast::IfClause& c : s.clauses) {
-          ir::IfClause clause;
-          if (c.cond) clause.cond = lower_expr(*c.cond, DType::Bool);
-          clause.body = lower_nested(c.body);
-          out->clauses.push_back(std::move(clause));
+        ir::Block prelude;
+        out->value = lower_with_prelude(*s.value, DType::Bool, prelude);
+        if (prelude.empty()) {
+          out->body = lower_nested(s.body);
+          current_->push_back(std::move(out));
+          return;
         }
+        // The condition calls a function: `P; var go = c; while go { body; P; go = c; }`.
+        for (ir::StmtPtr& p : prelude) current_->push_back(std::move(p));
+        int go = temp_local("while_cond", Type::value(DType::Bool), true);
+        push_let(go, std::move(out->value), s.value->range);
+        out->value = local_ref(go, s.value->range);
+        out->body = lower_nested(s.body);
+        ir::Block* saved = current_;
+        current_ = &out->body;
+        auto again = stmt(ir::StmtKind::Assign, s.value->range);
+        again->local = go;
+        again->value = lower_expr(*s.value, DType::Bool);
+        current_->push_back(std::move(again));
+        current_ = saved;
         current_->push_back(std::move(out));
         return;
       }
+      case K::If: lower_if(s, 0); return;
       case K::Assert: {
         auto out = stmt(ir::StmtKind::Assert, s.range);
         out->value = lower_expr(*s.value, DType::Bool);
@@ -213,6 +245,10 @@ class Lowerer {
   void lower_effect(const ast::Expr& e, SourceRange range) {
     if (e.kind == ast::Expr::Kind::Asm) {
       lower_asm(e);
+      return;
+    }
+    if (e.instance) {
+      lower_inline(e);  // a value it returns is discarded
       return;
     }
     const ResolvedCall& call = *e.call;
@@ -273,12 +309,24 @@ class Lowerer {
 
   ir::SemRef lower_sem(const ast::Expr& e) {
     ir::SemRef r;
-    r.sem = sems_.at(e.symbol);
-    if (e.kind == ast::Expr::Kind::Index) r.index = lower_expr(*e.indices[0].first, DType::I32);
+    ExprPtr index;
+    if (e.kind == ast::Expr::Kind::Index) index = lower_expr(*e.indices[0].first, DType::I32);
+    auto bound = sem_args_.find(e.symbol);
+    if (bound == sem_args_.end()) {
+      r.sem = sems_.at(e.symbol);
+      r.index = std::move(index);
+      return r;
+    }
+    // A semaphore parameter: the argument's semaphore, its index offset by this one's.
+    r.sem = bound->second.sem;
+    if (bound->second.index) r.index = copy_bound(*bound->second.index);
+    if (index) r.index = add_i32(std::move(r.index), std::move(index), e.range);
     return r;
   }
 
   ir::View lower_view(const ast::Expr& e) {
+    auto bound = ref_args_.find(e.symbol);
+    if (bound != ref_args_.end()) return compose_view(bound->second, e);
     ir::View v;
     v.ref = refs_.at(e.symbol);
     const Shape& shape = k_.refs[v.ref].shape;
@@ -393,6 +441,199 @@ class Lowerer {
     return id;
   }
 
+  // Lowers `e`; the statements it needs first (the bodies of the functions
+  // it calls) go to `prelude` instead of the current block.
+  ExprPtr lower_with_prelude(const ast::Expr& e, DType hint, ir::Block& prelude) {
+    ir::Block* saved = current_;
+    current_ = &prelude;
+    ExprPtr value = lower_expr(e, hint);
+    current_ = saved;
+    return value;
+  }
+
+  // `cond ? a : b` where a or b needs statements: a `var` set by an `if`.
+  ExprPtr choose(ExprPtr cond, ir::Block then_prelude, ExprPtr a, ir::Block else_prelude, ExprPtr b, const Type& t,
+                 SourceRange range) {
+    int result = temp_local("choice", Type::value(t.dtype, t.shape), true);
+    auto zero = make(ExprKind::Fill, Type::value(t.dtype, t.shape), range);
+    zero->operands.push_back(constant(t.dtype, 0, range));
+    push_let(result, std::move(zero), range);
+    auto out = stmt(ir::StmtKind::If, range);
+    ir::Block* branches[2] = {&then_prelude, &else_prelude};
+    ExprPtr values[2] = {std::move(a), std::move(b)};
+    for (int i = 0; i < 2; ++i) {
+      ir::IfClause clause;
+      if (i == 0) clause.cond = std::move(cond);
+      clause.body = std::move(*branches[i]);
+      auto set = stmt(ir::StmtKind::Assign, range);
+      set->local = result;
+      set->value = std::move(values[i]);
+      clause.body.push_back(std::move(set));
+      out->clauses.push_back(std::move(clause));
+    }
+    current_->push_back(std::move(out));
+    return local_ref(result, range);
+  }
+
+  // The clauses of `s` from `first` on. A condition after the first that
+  // calls a function is evaluated only when the clauses before it fail:
+  // the rest of the chain moves into an `else`.
+  void lower_if(const ast::Stmt& s, size_t first) {
+    auto out = stmt(ir::StmtKind::If, s.range);
+    for (size_t i = first; i < s.clauses.size(); ++i) {
+      const ast::IfClause& c = s.clauses[i];
+      ir::IfClause clause;
+      if (c.cond) {
+        ir::Block prelude;
+        clause.cond = lower_with_prelude(*c.cond, DType::Bool, prelude);
+        if (!prelude.empty() && i > first) {
+          ir::IfClause rest;
+          ir::Block* saved = current_;
+          current_ = &rest.body;
+          lower_if(s, i);
+          current_ = saved;
+          out->clauses.push_back(std::move(rest));
+          break;
+        }
+        for (ir::StmtPtr& p : prelude) current_->push_back(std::move(p));
+      }
+      clause.body = lower_nested(c.body);
+      out->clauses.push_back(std::move(clause));
+    }
+    current_->push_back(std::move(out));
+  }
+
+  ExprPtr add_i32(ExprPtr a, ExprPtr b, SourceRange range) {
+    if (!a) return b;
+    return binary(ir::BinaryOp::Add, std::move(a), std::move(b), Type::value(DType::I32), range);
+  }
+
+  // A copy of a bound start or index: a local or a constant.
+  ExprPtr copy_bound(const ir::Expr& e) {
+    if (e.kind == ExprKind::Local) return local_ref(e.local, e.range);
+    return constant(e.type.dtype, e.int_value, e.range);
+  }
+
+  // Binds a dynamic start or index to a local, evaluated once at the call.
+  ExprPtr bind_once(ExprPtr e, const std::string& name) {
+    if (!e || e->kind == ExprKind::Const || e->kind == ExprKind::Local) return e;
+    SourceRange r = e->range;
+    int local = temp_local(name, e->type);
+    push_let(local, std::move(e), r);
+    return local_ref(local, r);
+  }
+
+  // The view `e` names through a ref parameter bound to `base`: its
+  // indices apply to the dimensions `base` keeps.
+  ir::View compose_view(const ir::View& base, const ast::Expr& e) {
+    ir::View v;
+    v.ref = base.ref;
+    size_t next = 0;
+    for (const ir::ViewDim& b : base.dims) {
+      ir::ViewDim dim;
+      dim.static_start = b.static_start;
+      dim.size = b.size;
+      dim.dropped = b.dropped;
+      if (b.start) dim.start = copy_bound(*b.start);
+      if (!b.dropped) {
+        const ast::IndexEntry* entry =
+            e.kind == ast::Expr::Kind::Index && next < e.indices.size() ? &e.indices[next] : nullptr;
+        ++next;
+        if (entry) {
+          switch (entry->kind) {
+            case ast::IndexEntry::Kind::Scalar:
+              dim.dropped = true;
+              dim.size = 1;
+              offset_start(dim, *entry->first);
+              break;
+            case ast::IndexEntry::Kind::Slice:
+              offset_start(dim, entry->start, entry->range);
+              dim.size = entry->size;
+              break;
+            case ast::IndexEntry::Kind::DynSlice:
+              offset_start(dim, *entry->first->call->positional[0]->value);
+              dim.size = entry->size;
+              break;
+            default: break;
+          }
+        }
+      }
+      v.dims.push_back(std::move(dim));
+    }
+    return v;
+  }
+
+  void offset_start(ir::ViewDim& dim, int64_t by, SourceRange range) {
+    if (!dim.start) dim.static_start += by;
+    else if (by) dim.start = add_i32(std::move(dim.start), constant(DType::I32, by, range), range);
+  }
+
+  void offset_start(ir::ViewDim& dim, const ast::Expr& by) {
+    if (by.const_value) return offset_start(dim, *by.const_value, by.range);
+    ExprPtr x = lower_expr(by, DType::I32);
+    if (!dim.start && dim.static_start) dim.start = constant(DType::I32, dim.static_start, by.range);
+    dim.static_start = 0;
+    dim.start = add_i32(std::move(dim.start), std::move(x), by.range);
+  }
+
+  // Expands a call of a KD function here (section 12): each argument
+  // evaluated once, in order, into its parameter; then the instance's body
+  // with the parameters bound. Returns the locals holding its results.
+  std::vector<int> lower_inline(const ast::Expr& e) {
+    const FunctionInstance& inst = *e.instance;
+    const ast::Function& fn = *inst.fn;
+    const size_t first = current_->size();
+    for (size_t i = 0; i < inst.params.size(); ++i) {
+      const Symbol* p = inst.params[i];
+      const ast::Expr& a = *e.args[i].value;
+      switch (fn.params[i].kind) {
+        case ast::FnParam::Kind::Value: {
+          ExprPtr v = lower_expr(a, p->type.dtype);
+          const int local = new_local(p, v->type, false);
+          push_let(local, std::move(v), a.range);
+          break;
+        }
+        case ast::FnParam::Kind::Ref: {
+          ir::View v = lower_view(a);
+          for (ir::ViewDim& d : v.dims) d.start = bind_once(std::move(d.start), p->name + "_start");
+          ref_args_[p] = std::move(v);
+          break;
+        }
+        case ast::FnParam::Kind::Sem: {
+          ir::SemRef r = lower_sem(a);
+          sem_args_[p] = {r.sem, bind_once(std::move(r.index), p->name + "_index")};
+          break;
+        }
+        case ast::FnParam::Kind::Dma: break;
+      }
+    }
+    std::vector<int> results;
+    for (const ast::StmtPtr& s : inst.body.stmts) {
+      if (s->kind != ast::Stmt::Kind::Return) {
+        lower_stmt(*s);
+        continue;
+      }
+      for (size_t i = 0; i < s->values.size(); ++i) {
+        const Type& want = inst.results[i];
+        ExprPtr v = lower_expr(*s->values[i], want.dtype);
+        if (v->type.shape != want.shape) {
+          auto b = make(ExprKind::Broadcast, want, s->values[i]->range);
+          b->operands.push_back(std::move(v));
+          v = std::move(b);
+        }
+        int local = temp_local(fn.name.text + "_result", want);
+        push_let(local, std::move(v), s->values[i]->range);
+        results.push_back(local);
+      }
+    }
+    // A comment on the expansion's first statement names the instance.
+    if (current_->size() > first) {
+      (*current_)[first]->inlined = inst.name;
+      (*current_)[first]->inlined_at = e.range;
+    }
+    return results;
+  }
+
   // `hint` is the dtype a still-weak (literal) expression takes.
   ExprPtr lower_expr(const ast::Expr& e, DType hint) {
     Type t = e.type;
@@ -425,7 +666,7 @@ class Lowerer {
           x->index = it->second;
           return x;
         }
-        if (refs_.count(s)) {
+        if (refs_.count(s) || ref_args_.count(s)) {
           auto load = make(ExprKind::Load, t, e.range);
           load->view = lower_view(e);
           return load;
@@ -445,19 +686,40 @@ class Lowerer {
           const Type& b = e.operands[1]->type;
           operand = !a.weak ? a.dtype : !b.weak ? b.dtype : (is_float(a.dtype) || is_float(b.dtype) ? DType::F32 : a.dtype);
         }
-        return binary(static_cast<ir::BinaryOp>(static_cast<int>(e.binary_op)), lower_expr(*e.operands[0], operand),
-                      lower_expr(*e.operands[1], operand), t, e.range);
+        ExprPtr a = lower_expr(*e.operands[0], operand);
+        ir::Block prelude;
+        ExprPtr b = lower_with_prelude(*e.operands[1], operand, prelude);
+        const bool and_or = e.binary_op == ast::BinaryOp::And || e.binary_op == ast::BinaryOp::Or;
+        if (!prelude.empty() && and_or && t.shape.empty()) {
+          // `a && f(x)`: f runs only when a does not decide.
+          ExprPtr decided = constant(DType::Bool, e.binary_op == ast::BinaryOp::Or ? 1 : 0, e.range);
+          if (e.binary_op == ast::BinaryOp::And) {
+            return choose(std::move(a), std::move(prelude), std::move(b), {}, std::move(decided), t, e.range);
+          }
+          return choose(std::move(a), {}, std::move(decided), std::move(prelude), std::move(b), t, e.range);
+        }
+        for (ir::StmtPtr& p : prelude) current_->push_back(std::move(p));
+        return binary(static_cast<ir::BinaryOp>(static_cast<int>(e.binary_op)), std::move(a), std::move(b), t, e.range);
       }
       case K::Ternary: {
-        auto x = make(ExprKind::Select, t, e.range);
-        x->operands.push_back(lower_expr(*e.operands[0], DType::Bool));
-        x->operands.push_back(lower_expr(*e.operands[1], t.dtype));
-        x->operands.push_back(lower_expr(*e.operands[2], t.dtype));
-        return x;
+        ExprPtr cond = lower_expr(*e.operands[0], DType::Bool);
+        ir::Block then_prelude, else_prelude;
+        ExprPtr a = lower_with_prelude(*e.operands[1], t.dtype, then_prelude);
+        ExprPtr b = lower_with_prelude(*e.operands[2], t.dtype, else_prelude);
+        if (then_prelude.empty() && else_prelude.empty()) {
+          auto x = make(ExprKind::Select, t, e.range);
+          x->operands.push_back(std::move(cond));
+          x->operands.push_back(std::move(a));
+          x->operands.push_back(std::move(b));
+          return x;
+        }
+        // A branch calls a function: only the chosen one runs (section 9).
+        return choose(std::move(cond), std::move(then_prelude), std::move(a), std::move(else_prelude), std::move(b), t,
+                      e.range);
       }
       case K::Index: {
         const ast::Expr& base = *e.operands[0];
-        if (base.symbol && refs_.count(base.symbol)) {
+        if (base.symbol && (refs_.count(base.symbol) || ref_args_.count(base.symbol))) {
           auto load = make(ExprKind::Load, t, e.range);
           load->view = lower_view(e);
           return load;
@@ -479,7 +741,9 @@ class Lowerer {
         return x;
       }
       case K::Asm: return asm_output(lower_asm(e), 0, e.range);
-      case K::Call: return lower_call(e, t);
+      case K::Call:
+        if (e.instance) return local_ref(lower_inline(e).at(0), e.range);
+        return lower_call(e, t);
     }
     return constant(DType::I32, 0, e.range);
   }
@@ -622,6 +886,13 @@ class Lowerer {
   ir::Kernel k_;
   ir::Block* current_ = nullptr;
   std::map<const Symbol*, int> refs_, sems_, locals_, scalars_;
+  // The parameters of the functions being expanded: ref views and semaphores.
+  struct BoundSem {
+    int sem = -1;
+    ExprPtr index;  // a constant or a local; null: element 0
+  };
+  std::map<const Symbol*, ir::View> ref_args_;
+  std::map<const Symbol*, BoundSem> sem_args_;
   std::set<std::string> taken_;
 };
 

@@ -198,6 +198,10 @@ class Printer {
 
   void stmt(const Stmt& s, int depth) {
     static const char* const store_ops[] = {"=", "+=", "-=", "*="};
+    if (!s.inlined.empty()) {
+      LineColumn at = sources_.position(s.inlined_at.file, s.inlined_at.begin);
+      line(depth, "// inlined " + s.inlined + ", called at line " + std::to_string(at.line) + ":" + std::to_string(at.column), {});
+    }
     switch (s.kind) {
       case StmtKind::Let:
         line(depth, std::string(k_.locals[s.local].mutable_ ? "var" : "let") + " %" + k_.locals[s.local].name + " = " +

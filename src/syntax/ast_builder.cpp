@@ -28,11 +28,17 @@ class AstBuilder {
         include.path = string_literal(inc->STRING()).text;
         out.includes.push_back(std::move(include));
       } else if (auto* c = item->constDecl()) {
-        out.order.emplace_back(false, out.consts.size());
+        out.order.emplace_back(ast::File::ItemKind::Const, out.consts.size());
         out.consts.push_back(const_decl(c));
       } else if (auto* k = item->kernelDecl()) {
-        out.order.emplace_back(true, out.kernels.size());
+        out.order.emplace_back(ast::File::ItemKind::Kernel, out.kernels.size());
         out.kernels.push_back(kernel(k));
+      } else if (auto* t = item->typeDecl()) {
+        out.order.emplace_back(ast::File::ItemKind::Type, out.types.size());
+        out.types.push_back(type_decl(t));
+      } else if (auto* f = item->fnDecl()) {
+        out.order.emplace_back(ast::File::ItemKind::Function, out.functions.size());
+        out.functions.push_back(function(f));
       }
     }
     return out;
@@ -57,6 +63,99 @@ class AstBuilder {
     out.name = name(ctx->IDENT());
     out.value = expr(ctx->expr());
     out.range = range(ctx);
+    return out;
+  }
+
+  // A contextual word where the grammar takes any name (`fn`, `type`).
+  void expect_word(Token* token, const char* word, const char* instead) {
+    if (token->getText() == word) return;
+    diags_.report(DiagCode::Syntax, range(token),
+                  "unexpected name `" + token->getText() + "`; expected " + instead);
+  }
+
+  // typeDecl : IDENT IDENT ASSIGN typeName SEMI;
+  ast::TypeDecl type_decl(KDParser::TypeDeclContext* ctx) {
+    expect_word(ctx->typeWord, "type", "`const`, `type`, `fn`, `kernel` or `include`");
+    ast::TypeDecl out;
+    out.name = name(ctx->IDENT(1));
+    type_name(ctx->typeName(), out.dtype, out.alias_of);
+    out.range = range(ctx);
+    return out;
+  }
+
+  // typeName : dtype | IDENT;
+  void type_name(KDParser::TypeNameContext* ctx, DType& dtype_out, ast::Name& name_out) {
+    if (ctx->dtype()) dtype_out = dtype(ctx->dtype());
+    else name_out = name(ctx->IDENT());
+  }
+
+  // fnDecl : IDENT IDENT (LT generic ... GT)? LPAREN fnParam* RPAREN (ARROW resultType)? block;
+  ast::Function function(KDParser::FnDeclContext* ctx) {
+    expect_word(ctx->fnWord, "fn", "`const`, `type`, `fn`, `kernel` or `include`");
+    ast::Function out;
+    out.name = name(ctx->IDENT(1));
+    for (KDParser::GenericContext* g : ctx->generic()) {
+      ast::Generic generic;
+      generic.name = name(g->IDENT(0));
+      if (g->kindWord) {
+        generic.kind_word = name(g->kindWord);
+        generic.is_type = true;
+        expect_word(g->kindWord, "type", "`type` (a generic without `: type` is an integer constant)");
+      }
+      out.generics.push_back(std::move(generic));
+    }
+    for (KDParser::FnParamContext* p : ctx->fnParam()) out.params.push_back(fn_param(p));
+    if (KDParser::ResultTypeContext* r = ctx->resultType()) {
+      out.result_range = range(r);
+      if (!r->resultType().empty()) {
+        out.tuple_result = true;
+        for (KDParser::ResultTypeContext* part : r->resultType()) out.results.push_back(result_type(part));
+      } else {
+        out.results.push_back(result_type(r));
+      }
+    }
+    out.body = block(ctx->block());
+    out.range = range(ctx);
+    return out;
+  }
+
+  // One result type; a tuple nested in a tuple is refused here.
+  std::unique_ptr<ast::TileTypeExpr> result_type(KDParser::ResultTypeContext* ctx) {
+    if (ctx->tileType()) return tile_type(ctx->tileType());
+    auto out = std::make_unique<ast::TileTypeExpr>();
+    out->range = range(ctx);
+    if (ctx->typeName()) {
+      type_name(ctx->typeName(), out->dtype, out->type_name);
+    } else {
+      diags_.report(DiagCode::Syntax, range(ctx), "a tuple cannot hold a tuple");
+    }
+    return out;
+  }
+
+  ast::FnParam fn_param(KDParser::FnParamContext* ctx) {
+    ast::FnParam out;
+    out.range = range(ctx);
+    if (auto* r = dynamic_cast<KDParser::FnRefParamContext*>(ctx)) {
+      out.kind = ast::FnParam::Kind::Ref;
+      out.name = name(r->IDENT());
+      out.readonly = r->IN() != nullptr;
+      out.type = tile_type(r->tileType());
+      out.mem_space = name(r->memSpace()->IDENT());
+    } else if (auto* t = dynamic_cast<KDParser::FnTileParamContext*>(ctx)) {
+      out.name = name(t->IDENT());
+      out.type = tile_type(t->tileType());
+    } else if (auto* m = dynamic_cast<KDParser::FnSemParamContext*>(ctx)) {
+      out.kind = ast::FnParam::Kind::Sem;
+      out.name = name(m->IDENT(0));
+      out.sem_kind = name(m->IDENT(1));
+      if (m->expr()) out.sem_count = expr(m->expr());
+    } else if (auto* v = dynamic_cast<KDParser::FnScalarParamContext*>(ctx)) {
+      out.name = name(v->IDENT());
+      out.type = std::make_unique<ast::TileTypeExpr>();
+      out.type->range = range(v->typeName());
+      type_name(v->typeName(), out.type->dtype, out.type->type_name);
+      if (out.type->type_name.text == "dma") out.kind = ast::FnParam::Kind::Dma;
+    }
     return out;
   }
 
@@ -96,7 +195,7 @@ class AstBuilder {
     } else if (auto* scalar = dynamic_cast<KDParser::ScalarParamContext*>(ctx)) {
       out.name = name(scalar->IDENT());
       out.mode = ast::ParamMode::Scalar;
-      out.scalar_dtype = dtype(scalar->dtype());
+      type_name(scalar->typeName(), out.scalar_dtype, out.scalar_type_name);
     }
     return out;
   }
@@ -105,7 +204,7 @@ class AstBuilder {
 
   std::unique_ptr<ast::TileTypeExpr> tile_type(KDParser::TileTypeContext* ctx) {
     auto out = std::make_unique<ast::TileTypeExpr>();
-    out->dtype = dtype(ctx->dtype());
+    type_name(ctx->typeName(), out->dtype, out->type_name);
     for (KDParser::ExprContext* e : ctx->expr()) out->dims.push_back(expr(e));
     out->range = range(ctx);
     return out;
@@ -163,6 +262,10 @@ class AstBuilder {
       out->kind = ast::Stmt::Kind::While;
       out->value = expr(s->expr());
       out->body = block(s->block());
+    } else if (auto* s = dynamic_cast<KDParser::ReturnStmtContext*>(ctx)) {
+      out->kind = ast::Stmt::Kind::Return;
+      out->tuple = s->LPAREN() != nullptr && s->expr().size() > 1;
+      for (KDParser::ExprContext* e : s->expr()) out->values.push_back(expr(e));
     } else if (auto* s = dynamic_cast<KDParser::IfStmtContext*>(ctx)) {
       out->kind = ast::Stmt::Kind::If;
       // ifChain : IF expr block (ELSE (ifChain | block))?  -- flattened into clauses.
@@ -390,7 +493,11 @@ class AstBuilder {
       }
     } else if (auto* t = dynamic_cast<KDParser::TypeArgContext*>(ctx)) {
       out.kind = ast::Arg::Kind::Type;
-      out.type = tile_type(t->tileType());
+      KDParser::DtypeTileContext* d = t->dtypeTile();
+      out.type = std::make_unique<ast::TileTypeExpr>();
+      out.type->dtype = dtype(d->dtype());
+      for (KDParser::ExprContext* e : d->expr()) out.type->dims.push_back(expr(e));
+      out.type->range = range(d);
     } else if (auto* s = dynamic_cast<KDParser::ShapeArgContext*>(ctx)) {
       out.kind = ast::Arg::Kind::Shape;
       for (KDParser::ExprContext* e : s->expr()) out.shape.push_back(expr(e));

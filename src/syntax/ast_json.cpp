@@ -35,7 +35,8 @@ class AstJson {
 
   ordered_json tile_type(const ast::TileTypeExpr& t) const {
     ordered_json j = node("TileType", t.range);
-    j["dtype"] = std::string(dtype_name(t.dtype));
+    if (!t.type_name.text.empty()) j["typeName"] = name(t.type_name);
+    else j["dtype"] = std::string(dtype_name(t.dtype));
     j["dims"] = exprs(t.dims);
     return j;
   }
@@ -135,8 +136,9 @@ class AstJson {
     using K = ast::Stmt::Kind;
     // In ast::Stmt::Kind's order.
     static const char* const kinds[] = {"Scratch", "Sem",    "Let",    "LetTuple", "Var",      "For",
-                                        "While",   "If",     "Assert", "Assign",   "ExprStmt", "BlockStmt"};
-    static_assert(std::size(kinds) == static_cast<size_t>(K::Block) + 1, "one name per statement kind");
+                                        "While",   "If",     "Assert", "Assign",   "ExprStmt", "BlockStmt",
+                                        "Return"};
+    static_assert(std::size(kinds) == static_cast<size_t>(K::Return) + 1, "one name per statement kind");
     ordered_json j = node(kinds[static_cast<int>(s.kind)], s.range);
     switch (s.kind) {
       case K::Scratch:
@@ -196,7 +198,44 @@ class AstJson {
       }
       case K::Expr: j["expr"] = expr(*s.value); break;
       case K::Block: j["body"] = block(s.body); break;
+      case K::Return:
+        if (s.tuple) j["tuple"] = exprs(s.values);
+        else if (!s.values.empty()) j["value"] = expr(*s.values[0]);
+        break;
     }
+    return j;
+  }
+
+  ordered_json function(const ast::Function& f) const {
+    ordered_json j = node("Function", f.range);
+    j["name"] = name(f.name);
+    ordered_json generics = ordered_json::array();
+    for (const ast::Generic& g : f.generics) {
+      generics.push_back({{"name", name(g.name)}, {"kind", g.is_type ? "type" : "int"}});
+    }
+    j["generics"] = std::move(generics);
+    ordered_json params = ordered_json::array();
+    for (const ast::FnParam& p : f.params) {
+      static const char* const kinds[] = {"value", "ref", "sem", "dma"};
+      ordered_json pj = node("FnParam", p.range);
+      pj["name"] = name(p.name);
+      pj["paramKind"] = kinds[static_cast<int>(p.kind)];
+      if (p.kind == ast::FnParam::Kind::Value || p.kind == ast::FnParam::Kind::Ref) pj["type"] = tile_type(*p.type);
+      if (p.kind == ast::FnParam::Kind::Ref) {
+        pj["space"] = name(p.mem_space);
+        pj["in"] = p.readonly;
+      }
+      if (p.kind == ast::FnParam::Kind::Sem) {
+        pj["semKind"] = name(p.sem_kind);
+        if (p.sem_count) pj["count"] = expr(*p.sem_count);
+      }
+      params.push_back(std::move(pj));
+    }
+    j["params"] = std::move(params);
+    ordered_json results = ordered_json::array();
+    for (const auto& r : f.results) results.push_back(tile_type(*r));
+    j["results"] = std::move(results);
+    j["body"] = block(f.body);
     return j;
   }
 
@@ -213,7 +252,8 @@ class AstJson {
         pj["type"] = tile_type(*p.tile_type);
         pj["space"] = name(p.mem_space);
       } else {
-        pj["dtype"] = std::string(dtype_name(p.scalar_dtype));
+        if (!p.scalar_type_name.text.empty()) pj["typeName"] = name(p.scalar_type_name);
+        else pj["dtype"] = std::string(dtype_name(p.scalar_dtype));
       }
       params.push_back(std::move(pj));
     }
@@ -240,15 +280,27 @@ class AstJson {
       }
       fj["includes"] = std::move(includes);
       ordered_json decls = ordered_json::array();
-      for (auto [is_kernel, i] : f.order) {
-        if (is_kernel) {
-          decls.push_back(kernel(f.kernels[i]));
-        } else {
-          const ast::ConstDecl& c = f.consts[i];
-          ordered_json cj = node("Const", c.range);
-          cj["name"] = name(c.name);
-          cj["value"] = expr(*c.value);
-          decls.push_back(std::move(cj));
+      for (auto [kind, i] : f.order) {
+        switch (kind) {
+          case ast::File::ItemKind::Kernel: decls.push_back(kernel(f.kernels[i])); break;
+          case ast::File::ItemKind::Function: decls.push_back(function(f.functions[i])); break;
+          case ast::File::ItemKind::Const: {
+            const ast::ConstDecl& c = f.consts[i];
+            ordered_json cj = node("Const", c.range);
+            cj["name"] = name(c.name);
+            cj["value"] = expr(*c.value);
+            decls.push_back(std::move(cj));
+            break;
+          }
+          case ast::File::ItemKind::Type: {
+            const ast::TypeDecl& t = f.types[i];
+            ordered_json tj = node("Type", t.range);
+            tj["name"] = name(t.name);
+            if (!t.alias_of.text.empty()) tj["typeName"] = name(t.alias_of);
+            else tj["dtype"] = std::string(dtype_name(t.dtype));
+            decls.push_back(std::move(tj));
+            break;
+          }
         }
       }
       fj["decls"] = std::move(decls);

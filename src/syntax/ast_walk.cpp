@@ -42,6 +42,7 @@ void walk_stmt(const Stmt& s, const Visit& f) {
   walk_expr(s.hi.get(), f);
   walk_expr(s.step.get(), f);
   walk_block(s.body, f);
+  for (const auto& v : s.values) walk_expr(v.get(), f);
   for (const auto& c : s.clauses) {
     walk_expr(c.cond.get(), f);
     walk_block(c.body, f);
@@ -67,7 +68,17 @@ void for_each_expr(const File& file, const std::function<void(const Expr&)>& f) 
     }
     walk_block(k.body, f);
   }
+  for (const auto& fn : file.functions) {
+    for (const auto& p : fn.params) {
+      walk_tile_type(p.type.get(), f);
+      walk_expr(p.sem_count.get(), f);
+    }
+    for (const auto& r : fn.results) walk_tile_type(r.get(), f);
+    walk_block(fn.body, f);
+  }
 }
+
+void for_each_expr(const Block& block, const std::function<void(const Expr&)>& f) { walk_block(block, f); }
 
 bool contains(const SourceRange& r, FileId file, uint32_t offset) {
   return r.file == file && r.begin <= offset && offset < r.end;

@@ -305,8 +305,8 @@ TEST_SUITE("cli") {
       std::string message;
     };
     for (const Case& c : {Case{"N", "-D expects NAME=VALUE, got 'N'"}, Case{"1N=2", "-D expects NAME=VALUE, got '1N=2'"},
-                          Case{"N=abc", "-D N: 'abc' is not a 64-bit integer"},
-                          Case{"N=99999999999999999999", "-D N: '99999999999999999999' is not a 64-bit integer"}}) {
+                          Case{"N=abc", "-D N: 'abc' is neither a 64-bit integer nor a dtype"},
+                          Case{"N=99999999999999999999", "-D N: '99999999999999999999' is neither a 64-bit integer nor a dtype"}}) {
       CAPTURE(c.define);
       RunResult transpile = kdt::test::run_kdt("-D " + shell_quote(c.define) + " " + good);
       RunResult run = kdt::test::run_kdt("run -D " + shell_quote(c.define) + " " + good);

@@ -135,8 +135,9 @@ TEST_SUITE("syntax") {
     CHECK(text_of(*c, f.includes[0].path_range) == "\"common.kd\"");
     REQUIRE(f.consts.size() == 2);
     REQUIRE(f.kernels.size() == 2);
-    using Order = std::vector<std::pair<bool, size_t>>;
-    CHECK(f.order == Order{{false, 0}, {true, 0}, {false, 1}, {true, 1}});
+    using K = ast::File::ItemKind;
+    using Order = std::vector<std::pair<K, size_t>>;
+    CHECK(f.order == Order{{K::Const, 0}, {K::Kernel, 0}, {K::Const, 1}, {K::Kernel, 1}});
     CHECK(f.kernels[1].name.text == "b");
     CHECK(c->program.kernels.size() == 2);
   }

@@ -16,7 +16,9 @@
 namespace kdt {
 
 struct Symbol {
-  enum class Kind { Const, Param, Scratch, Sem, Let, Var, LoopVar, AsmInput, AsmOutput };
+  // Type: a type alias or a `: type` generic, its dtype in `type`.
+  // Function: a `fn`, whose declaration the checker keeps by name.
+  enum class Kind { Const, Param, Scratch, Sem, Let, Var, LoopVar, AsmInput, AsmOutput, Type, Function };
   Kind kind = Kind::Let;
   std::string name;
   SourceRange range;  // the declaring name
@@ -24,6 +26,9 @@ struct Symbol {
   std::optional<int64_t> const_value;  // Const
   ast::ParamMode mode = ast::ParamMode::In;  // Param
   bool used = false;
+  // A ref parameter of a function: the first place its body writes it
+  // (a store or a DMA into it), for `write-to-input` at the calls.
+  SourceRange first_write;
   // Unique within its kernel, so that emitted names never collide.
   int id = 0;
 };
@@ -31,8 +36,25 @@ struct Symbol {
 struct CheckOptions {
   // `-D NAME=VALUE`: overrides of `const` declarations.
   std::map<std::string, int64_t> defines;
+  // `-D T=f32`: overrides of `type` declarations (section 14).
+  std::map<std::string, DType> type_defines;
   // The checker reads max_kernels, max_tile_bytes and max_scratch_bytes.
   Limits limits;
+};
+
+// One checked expansion of a KD function (section 12): per calling kernel
+// and generic values, its body copied and checked with its parameters
+// bound. IR lowering inlines it at each call.
+struct FunctionInstance {
+  const ast::Function* fn = nullptr;
+  // `f`, or `f<T = bf16, M = 8>` for a generic one.
+  std::string name;
+  ast::Block body;
+  // The parameters' symbols, in order.
+  std::vector<const Symbol*> params;
+  // What it returns: none, one, or a tuple's elements.
+  std::vector<Type> results;
+  bool ok = false;  // checked without errors
 };
 
 struct CheckedProgram {
@@ -41,6 +63,8 @@ struct CheckedProgram {
   // Every call the checker resolved to a built-in; `ast::Expr::call` points
   // here, as `ast::Expr::symbol` points into `symbols`.
   std::deque<ResolvedCall> calls;
+  // Every function instance; `ast::Expr::instance` points here.
+  std::deque<FunctionInstance> instances;
   std::vector<ast::Kernel*> kernels;  // in declaration order
   std::vector<ast::ConstDecl*> consts;
   // Names given with -D that no `const` declares.

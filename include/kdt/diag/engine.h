@@ -43,6 +43,15 @@ class DiagnosticEngine {
   void set_max_diagnostics(size_t n) { max_diagnostics_ = n; }
   size_t dropped() const { return dropped_; }
 
+  // Notes every diagnostic reported meanwhile carries, innermost last: the
+  // call sites on the way into a function instance (spec section 12).
+  void push_context(std::string message, SourceRange range) { context_.push_back({std::move(message), range}); }
+  void pop_context() { context_.pop_back(); }
+  // While on, a diagnostic equal in code, place and message to one already
+  // kept is not kept again (an instance of a function rechecks its body).
+  void set_report_once(bool on) { report_once_ = on; }
+  bool report_once() const { return report_once_; }
+
   bool has_errors() const { return error_count_ > 0; }
   size_t error_count() const { return error_count_; }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
@@ -59,6 +68,8 @@ class DiagnosticEngine {
   bool ignore_warnings_ = false;
   size_t max_diagnostics_ = 1000;
   size_t dropped_ = 0;
+  std::vector<Note> context_;
+  bool report_once_ = false;
 };
 
 }  // namespace kdt

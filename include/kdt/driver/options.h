@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "kdt/diag/render.h"
+#include "kdt/source/dtype.h"
 #include "kdt/limits.h"
 
 namespace kdt {
@@ -23,6 +24,7 @@ struct Options {
   std::string output = "-";
   std::string kernel;
   std::map<std::string, int64_t> defines;
+  std::map<std::string, DType> type_defines;  // -D T=f32 (a `type` alias)
   std::vector<std::string> include_dirs;
   bool write_depfile = false;  // -MD
   std::string depfile;         // -MF

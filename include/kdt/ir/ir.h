@@ -207,6 +207,10 @@ struct Stmt {
   bool add = false;
   int64_t bytes = 0;                // DMA byte count
   int dma_id = -1;                  // DmaIssue: index into Kernel::dmas
+  // The first statement of an expanded function call: the instance
+  // (`f<T = bf16>`) and the call, for the comment printed above it.
+  std::string inlined;
+  SourceRange inlined_at;
 };
 
 // One ref dimension's coordinate in a step of a DMA's copy: its start

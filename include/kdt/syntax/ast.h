@@ -17,6 +17,7 @@
 namespace kdt {
 struct Symbol;
 struct ResolvedCall;
+struct FunctionInstance;
 }
 
 namespace kdt::ast {
@@ -31,9 +32,12 @@ struct Name {
   SourceRange range;
 };
 
-// `f32[8, 128]`
+// `f32[8, 128]`, `T[M, N]`, or a scalar type (`f32`, `T`: no dims).
 struct TileTypeExpr {
   DType dtype = DType::F32;
+  // A type name (alias or generic, section 14) in place of the dtype: the
+  // checker resolves it and sets `dtype`. Empty for a dtype keyword.
+  Name type_name;
   std::vector<ExprPtr> dims;
   SourceRange range;
 };
@@ -135,6 +139,8 @@ struct Expr {
   // `symbol`, rather than a side table keyed by node: lowering reads it
   // where it meets the call, and this header needs no checker types.
   const ResolvedCall* call = nullptr;
+  // Call of a KD function: the checked instance it calls (section 12).
+  const FunctionInstance* instance = nullptr;
 };
 
 enum class AssignOp { Assign, Add, Sub, Mul };
@@ -146,7 +152,7 @@ struct IfClause {
 };
 
 struct Stmt {
-  enum class Kind { Scratch, Sem, Let, LetTuple, Var, For, While, If, Assert, Assign, Expr, Block };
+  enum class Kind { Scratch, Sem, Let, LetTuple, Var, For, While, If, Assert, Assign, Expr, Block, Return };
   Kind kind = Kind::Expr;
   SourceRange range;
 
@@ -165,6 +171,8 @@ struct Stmt {
   Block body;                // For, While, Block
   std::vector<IfClause> clauses;  // If: `if`, `else if`..., optional `else`
   std::optional<std::string> message;  // Assert
+  std::vector<ExprPtr> values;  // Return: the value, or a tuple's (none for `return;`)
+  bool tuple = false;           // Return: `return (a, b);`
 
   // Filled by the checker: the symbols a declaration introduces.
   std::vector<const Symbol*> declared;
@@ -178,6 +186,7 @@ struct Param {
   SourceRange mode_range;
   std::unique_ptr<TileTypeExpr> tile_type;  // refs
   DType scalar_dtype = DType::F32;          // scalars
+  Name scalar_type_name;                    // scalars: a type name (section 14)
   Name mem_space;
   SourceRange range;
   const Symbol* symbol = nullptr;
@@ -201,6 +210,50 @@ struct Kernel {
   std::optional<int64_t> threads;
 };
 
+// `type T = bf16;` (section 14).
+struct TypeDecl {
+  Name name;
+  DType dtype = DType::F32;
+  Name alias_of;  // `type U = T;`: the name, resolved by the checker
+  SourceRange range;
+  const Symbol* symbol = nullptr;
+};
+
+// `<T: type, M>`: a dtype (`: type`) or an integer constant, deduced at each call.
+struct Generic {
+  Name name;
+  bool is_type = false;
+  Name kind_word;  // `type` after the colon, when given
+};
+
+struct FnParam {
+  // Value: a scalar or tile (`n: i32`, `t: f32[M, N]`); Ref: a view
+  // (`r: in f32[M] @global`); Sem: `s: sem dma` or `s: sem dma[N]`;
+  // Dma: a descriptor (`c: dma`, section 16).
+  enum class Kind { Value, Ref, Sem, Dma };
+  Kind kind = Kind::Value;
+  Name name;
+  bool readonly = false;  // `in`
+  std::unique_ptr<TileTypeExpr> type;  // Value, Ref
+  Name mem_space;                      // Ref
+  Name sem_kind;                       // Sem
+  ExprPtr sem_count;                   // Sem: array length, null for one semaphore
+  SourceRange range;
+};
+
+// `fn name<generics>(params) -> results { body }` (section 12).
+struct Function {
+  Name name;
+  std::vector<Generic> generics;
+  std::vector<FnParam> params;
+  // Empty: returns nothing; one type; or a tuple's types (`tuple_result`).
+  std::vector<std::unique_ptr<TileTypeExpr>> results;
+  bool tuple_result = false;
+  SourceRange result_range;
+  Block body;
+  SourceRange range;
+};
+
 struct ConstDecl {
   Name name;
   ExprPtr value;
@@ -220,9 +273,17 @@ struct File {
   std::vector<Include> includes;
   std::vector<ConstDecl> consts;
   std::vector<Kernel> kernels;
-  // Declaration order across consts and kernels: (is_kernel, index).
-  std::vector<std::pair<bool, size_t>> order;
+  std::vector<TypeDecl> types;
+  std::vector<Function> functions;
+  // Declaration order across the kinds of top-level item: (kind, index).
+  enum class ItemKind { Const, Kernel, Type, Function };
+  std::vector<std::pair<ItemKind, size_t>> order;
 };
+
+// A deep copy of the syntax of `b` (checker annotations are not copied):
+// each instance of a generic function is checked on its own copy.
+Block clone(const Block& b);
+ExprPtr clone(const Expr& e);
 
 // Every file of a program, the main file last, each included file before
 // the file that first includes it (so declarations precede their uses).

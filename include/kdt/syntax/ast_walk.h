@@ -14,6 +14,8 @@ namespace kdt::ast {
 // Calls `f` on every expression of `file`: constants, parameter types,
 // kernel attributes and bodies, each expression before its operands.
 void for_each_expr(const File& file, const std::function<void(const Expr&)>& f);
+// The same for one block (a function body).
+void for_each_expr(const Block& block, const std::function<void(const Expr&)>& f);
 
 // What lies under the byte `offset` of `file`.
 struct ExprsAt {
