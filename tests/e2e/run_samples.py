@@ -402,5 +402,47 @@ def deterministic():
         check(f"deterministic {name}", a(name), b(name), rtol=0, atol=0)
 
 
+@test
+def ring_allreduce():
+    """Reduce-scatter + all-gather around a ring of 4 devices: every device ends
+    with the sum over devices, in every program order and DMA completion order."""
+    x = f32(4, 64, 128)
+    want = np.broadcast_to(x.astype(np.float64).sum(axis=0), x.shape).astype(np.float32)
+    runs = [("on_wait", order, dma_order) for order in ("forward", "reverse", "shuffle")
+            for dma_order in ("fifo", "lifo", "shuffle")] + [("eager", "shuffle", "shuffle")]
+    for mode, order, dma_order in runs:
+        o = run("ring_allreduce.kd", {"x": x},
+                ["--dma-mode", mode, "--program-order", order, "--dma-order", dma_order])
+        check(f"ring_allreduce {mode} {order} {dma_order}", o("out"), want, rtol=1e-5, atol=1e-5)
+
+
+@test
+def generic_matmul():
+    """One generic blocked matmul, run with the default T = bf16 and with -D T=f32."""
+    def bf16_to_f32(bits):
+        return (np.asarray(bits).view("<u2").astype(np.uint32) << 16).view(np.float32)
+
+    # T = f32: against float64 NumPy, tight.
+    a, b = f32(128, 256), f32(256, 128)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    o = run("generic_matmul.kd", {"a": a, "b": b}, ["-D", "T=f32"], kernel="matmul")
+    check("generic_matmul f32 c", o("c"), want.astype(np.float32), rtol=1e-5, atol=1e-4)
+    o = run("generic_matmul.kd", {"a": a, "b": b}, ["-D", "T=f32"], kernel="matmul_direct")
+    check("generic_matmul f32 d", o("d"), want.astype(np.float32), rtol=1e-5, atol=1e-4)
+    check("generic_matmul f32 d32", o("d32"), want.astype(np.float32), rtol=1e-5, atol=1e-4)
+    # T = bf16 (default): bf16 inputs, f32 accumulation, against float64 NumPy
+    # of the bf16-rounded inputs; bf16 results within bf16 rounding.
+    abits = f32_to_bf16_bits(rng.uniform(-1, 1, (128, 256)))
+    bbits = f32_to_bf16_bits(rng.uniform(-1, 1, (256, 128)))
+    want = bf16_to_f32(abits).astype(np.float64) @ bf16_to_f32(bbits).astype(np.float64)
+    o = run("generic_matmul.kd", {"a": abits, "b": bbits}, kernel="matmul")
+    c = o("c")
+    expect("generic_matmul bf16 c is bf16", c.dtype.itemsize == 2 and c.shape == (128, 128), str(c.dtype))
+    check("generic_matmul bf16 c", bf16_to_f32(c), want, rtol=2**-8, atol=1e-3)
+    o = run("generic_matmul.kd", {"a": abits, "b": bbits}, kernel="matmul_direct")
+    check("generic_matmul bf16 d", bf16_to_f32(o("d")), want, rtol=2**-8, atol=1e-3)
+    check("generic_matmul bf16 d32", o("d32"), want.astype(np.float32), rtol=1e-5, atol=1e-4)
+
+
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
