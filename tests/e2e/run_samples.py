@@ -423,7 +423,7 @@ def generic_matmul():
         return (np.asarray(bits).view("<u2").astype(np.uint32) << 16).view(np.float32)
 
     # T = f32: against float64 NumPy, tight.
-    a, b = f32(128, 256), f32(256, 128)
+    a, b = f32(128, 128), f32(128, 128)
     want = a.astype(np.float64) @ b.astype(np.float64)
     o = run("generic_matmul.kd", {"a": a, "b": b}, ["-D", "T=f32"], kernel="matmul")
     check("generic_matmul f32 c", o("c"), want.astype(np.float32), rtol=1e-5, atol=1e-4)
@@ -432,8 +432,8 @@ def generic_matmul():
     check("generic_matmul f32 d32", o("d32"), want.astype(np.float32), rtol=1e-5, atol=1e-4)
     # T = bf16 (default): bf16 inputs, f32 accumulation, against float64 NumPy
     # of the bf16-rounded inputs; bf16 results within bf16 rounding.
-    abits = f32_to_bf16_bits(rng.uniform(-1, 1, (128, 256)))
-    bbits = f32_to_bf16_bits(rng.uniform(-1, 1, (256, 128)))
+    abits = f32_to_bf16_bits(rng.uniform(-1, 1, (128, 128)))
+    bbits = f32_to_bf16_bits(rng.uniform(-1, 1, (128, 128)))
     want = bf16_to_f32(abits).astype(np.float64) @ bf16_to_f32(bbits).astype(np.float64)
     o = run("generic_matmul.kd", {"a": abits, "b": bbits}, kernel="matmul")
     c = o("c")
