@@ -673,6 +673,7 @@ Type Checker::check_call(ast::Expr& e) {
     case ResultRule::Dot: return check_dot(e, a, call);
     case ResultRule::ViewLoad:
     case ResultRule::Void:
+    case ResultRule::Descriptor:
     case ResultRule::SemValue: return check_memory_call(e, a, call);
   }
   return Type::error();
@@ -738,6 +739,15 @@ Type Checker::check_dot(ast::Expr& e, const CallArgs& a, ResolvedCall& call) {
 }
 
 // load, store, the DMAs and the semaphore operations.
+Type Checker::expect_descriptor(ast::Expr& e, const char* call) {
+  Type t = check_expr(e);
+  if (t.is_error() || t.kind == Type::Kind::Dma) return t;
+  diags_.report(DiagCode::TypeMismatch, e.range,
+                std::string("`") + call + "` expects a DMA descriptor (from `dma(...)` or `dma_start(...)`), not " +
+                    type_string(t));
+  return Type::error();
+}
+
 Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& call) {
   const std::string& f = e.spelling;
   switch (call.id) {
@@ -758,7 +768,20 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       if (ast::Arg* o = a.keyword(Keyword::Other)) expect_scalar(*o->value, dtype, "`other`");
       return Type::value(dtype, v.shape);
     }
-    case BuiltinId::DmaStart: {
+    case BuiltinId::DmaStart:
+      if (a.positional.size() == 1) {
+        // `dma_start(c)`: the DMA a descriptor describes.
+        ast::Expr* c = value_arg(a.positional[0], diags_);
+        if (c) expect_descriptor(*c, f.c_str());
+        return Type::void_type();
+      }
+      if (a.positional.size() == 2) {
+        diags_.report(DiagCode::BadArgument, e.range,
+                      "`dma_start` takes a descriptor, or a source, a destination and a semaphore");
+        return Type::error();
+      }
+      [[fallthrough]];
+    case BuiltinId::Dma: {
       ast::Expr* src = value_arg(a.positional[0], diags_);
       ast::Expr* dst = value_arg(a.positional[1], diags_);
       ast::Expr* sem = value_arg(a.positional[2], diags_);
@@ -786,7 +809,7 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       } else if (src_sem && !device) {
         diags_.report(DiagCode::BadArgument, src_sem->range, "`src_sem=` is only for remote DMAs (with `device=`)");
       }
-      if (!vs.ok || !vd.ok) return Type::void_type();
+      if (!vs.ok || !vd.ok) return Type::error();
       if (vs.shape != vd.shape) {
         diags_.report(DiagCode::DmaShapeMismatch, e.range,
                       "DMA from a view of shape " + shape_string(vs.shape) + " to a view of shape " +
@@ -810,9 +833,31 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
                       "a remote DMA must write `@global` memory, but `" + vd.ref->name + "` is `@shared`")
             .note("declared here", vd.ref->range);
       }
+      Type descriptor;
+      descriptor.kind = Type::Kind::Dma;
+      descriptor.elements = {Type::ref(vs.ref->type.dtype, vs.shape, vs.ref->type.space),
+                             Type::ref(vd.ref->type.dtype, vd.shape, vd.ref->type.space)};
+      descriptor.dma_add = add;
+      descriptor.dma_remote = device != nullptr;
+      return descriptor;
+    }
+    case BuiltinId::DmaWaitSend:
+    case BuiltinId::DmaWaitRecv: {
+      ast::Expr* c = value_arg(a.positional[0], diags_);
+      if (!c) return Type::error();
+      Type t = expect_descriptor(*c, f.c_str());
+      if (call.id == BuiltinId::DmaWaitSend && t.kind == Type::Kind::Dma && !t.dma_remote) {
+        diags_.report(DiagCode::BadArgument, c->range,
+                      "`dma_wait_send` of a local descriptor: only a remote DMA (`device=`) has a send side to wait "
+                      "for; use `dma_wait` or `dma_wait_recv`");
+      }
       return Type::void_type();
     }
     case BuiltinId::DmaWait: {
+      if (a.positional.size() == 1) {
+        if (ast::Expr* c = value_arg(a.positional[0], diags_)) expect_descriptor(*c, f.c_str());
+        return Type::void_type();
+      }
       ast::Expr* sem = value_arg(a.positional[0], diags_);
       ast::Expr* view = value_arg(a.positional[1], diags_);
       if (sem) lookup_sem(*sem, SemKind::Dma, f.c_str());

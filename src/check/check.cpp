@@ -286,6 +286,10 @@ void Checker::check_stmt(ast::Stmt& s) {
       } else if (t.kind == Type::Kind::Void) {
         diags_.report(DiagCode::TypeMismatch, s.value->range, "this expression has no value");
         t = Type::error();
+      } else if (t.kind == Type::Kind::Dma && s.kind == K::Var) {
+        diags_.report(DiagCode::TypeMismatch, s.value->range,
+                      "a DMA descriptor is bound with `let`, never `var` (it must not outlive what it names)");
+        t = Type::error();
       } else if (t.kind == Type::Kind::Sem || t.kind == Type::Kind::Ref) {
         diags_.report(DiagCode::TypeMismatch, s.value->range, "a binding holds a value, not a " +
                                                                   std::string(t.kind == Type::Kind::Sem ? "semaphore" : "ref"));
@@ -669,6 +673,16 @@ Type Checker::check_expr_kind(ast::Expr& e) {
       Type a = check_expr(*e.operands[1]);
       Type b = check_expr(*e.operands[2]);
       if (a.is_error() || b.is_error()) return Type::error();
+      if (a.kind == Type::Kind::Dma && b.kind == Type::Kind::Dma) {
+        // Descriptors may differ only in refs, offsets, semaphores and device (section 16).
+        if (type_string(a) != type_string(b)) {
+          diags_.report(DiagCode::TypeMismatch, e.range,
+                        "the descriptors of `?:` must agree in shapes, dtypes, memory spaces, `add` and being "
+                        "local or remote: " + type_string(a) + " and " + type_string(b));
+          return Type::error();
+        }
+        return a;
+      }
       if (!a.is_value() || !b.is_value()) {
         diags_.report(DiagCode::TypeMismatch, e.range, "the branches of `?:` must be values");
         return Type::error();

@@ -58,6 +58,8 @@ class Checker {
   Type check_call(ast::Expr& e);
   Type check_dot(ast::Expr& e, const CallArgs& a, ResolvedCall& call);
   Type check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& call);
+  // `e` as a DMA descriptor (section 16); reports anything else.
+  Type expect_descriptor(ast::Expr& e, const char* call);
   // A positional argument that must be a value.
   Type value_of(ast::Arg* arg);
   // `masked`: the view of a masked load or store, which may reach past the ref.

@@ -180,6 +180,7 @@ class CLikeEmitter {
   const TargetSpelling& target_;
   int next_temp_ = 0;
   int in_while_ = 0;  // how many `while` loops enclose what is being emitted
+  int call_ = -1;     // the expanded function call the statement being emitted comes from
   std::map<const Expr*, std::string> materialized_;
   std::map<const Expr*, std::vector<std::string>> view_starts_;
   std::map<int, std::vector<std::string>> asm_outputs_;

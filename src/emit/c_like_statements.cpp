@@ -20,6 +20,8 @@ void CLikeEmitter::block(const ir::Block& b) {
 void CLikeEmitter::stmt(const ir::Stmt& s) {
   if (!s.inlined.empty()) w_.line("// " + s.inlined + " (KD function), expanded here");
   w_.source_line(s.range);
+  const int enclosing_call = call_;
+  call_ = s.call;
   switch (s.kind) {
     case ir::StmtKind::Let: let(s); break;
     case ir::StmtKind::Assign: {
@@ -62,6 +64,7 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::SemSignal: sem_signal(s); break;
     case ir::StmtKind::SemWait: sem_wait(s); break;
   }
+  call_ = enclosing_call;
 }
 
 // `else if` conditions may need statements of their own (hoisted

@@ -9,6 +9,7 @@ using emit::count_of;
 void CppKernelEmitter::emit_all() {
   ir::for_each_expr(k_, [&](const Expr& e) { polls_ = polls_ || e.kind == ExprKind::SemRead; });
   emit_params_struct();
+  emit_call_sites();
   emit_dma_sites();
   emit_run_dma();
   emit_program();
@@ -39,12 +40,29 @@ std::string CppKernelEmitter::run_code(DiagCode code) {
   return "kdt_rt::Code::InternalError";
 }
 
-std::string CppKernelEmitter::loc(SourceRange r) {
+std::string CppKernelEmitter::loc(SourceRange r) { return loc(r, call_); }
+
+std::string CppKernelEmitter::loc(SourceRange r, int call) {
   if (!r.valid()) return "kdt_rt::SourceLoc{\"\", 0, 0, 0, 0}";
   LineColumn lc = sources_.position(r.file, r.begin);
   return "kdt_rt::SourceLoc{\"" + emit::CodeWriter::escape(sources_.file(r.file).path) + "\", " +
          std::to_string(lc.line) + ", " + std::to_string(lc.column) + ", " + std::to_string(r.begin) + ", " +
-         std::to_string(r.end) + "}";
+         std::to_string(r.end) + (call >= 0 ? ", &" + call_site_name(call) : "") + "}";
+}
+
+std::string CppKernelEmitter::call_site_name(int call) const { return names_.kernel + "_call" + std::to_string(call); }
+
+// The expanded function calls, outermost first: a run-time diagnostic
+// inside one carries a note at each (kdt_rt::CallSite).
+void CppKernelEmitter::emit_call_sites() {
+  if (k_.calls.empty()) return;
+  w_.line("// The calls of KD functions expanded in `" + names_.kernel + "`, for the notes of run-time diagnostics.");
+  for (size_t i = 0; i < k_.calls.size(); ++i) {
+    const ir::CallSite& c = k_.calls[i];
+    w_.line("[[maybe_unused]] static const kdt_rt::CallSite " + call_site_name(static_cast<int>(i)) + " = {\"" +
+            emit::CodeWriter::escape(c.function) + "\", " + loc(c.at, c.caller) + "};");
+  }
+  w_.line();
 }
 
 // ----- parameters -----------------------------------------------------------

@@ -50,6 +50,10 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   static std::string run_code(DiagCode code);
   // A KD source location as a kdt_rt::SourceLoc literal.
   std::string loc(SourceRange r);
+  // `r` inside expanded call `call` (-1: none).
+  std::string loc(SourceRange r, int call);
+  std::string call_site_name(int call) const;
+  void emit_call_sites();
   void emit_params_struct();
   // The state of one launch: parameters per device and the program states
   // of every (device, program), made when first touched (a remote DMA or

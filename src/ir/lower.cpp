@@ -91,6 +91,7 @@ class Lowerer {
     auto s = std::make_unique<ir::Stmt>();
     s->kind = kind;
     s->range = range;
+    s->call = call_;
     return s;
   }
 
@@ -138,6 +139,14 @@ class Lowerer {
       case K::Let:
       case K::Var: {
         const Symbol* sym = s.declared[0];
+        if (sym->type.kind == Type::Kind::Dma) {
+          // `let c = dma(...)` describes; `let c = dma_start(...)` also starts.
+          descriptors_[sym] = lower_descriptor(*s.value);
+          if (s.value->kind == ast::Expr::Kind::Call && s.value->call && s.value->call->id == BuiltinId::DmaStart) {
+            start_descriptor(descriptors_[sym], s.value->range);
+          }
+          return;
+        }
         ExprPtr value = lower_expr(*s.value, default_dtype(sym->type));
         auto out = stmt(ir::StmtKind::Let, s.range);
         out->local = new_local(sym, value->type, s.kind == K::Var);
@@ -262,7 +271,14 @@ class Lowerer {
         current_->push_back(std::move(out));
         return;
       }
-      case BuiltinId::DmaStart: {
+      case BuiltinId::DmaStart:
+        if (call.positional.size() == 1) {
+          start_descriptor(lower_descriptor(positional(0)), range);
+          return;
+        }
+        [[fallthrough]];
+      case BuiltinId::Dma: {
+        if (call.id == BuiltinId::Dma) return;  // describes only: nothing moves
         auto out = stmt(ir::StmtKind::DmaStart, range);
         out->src = lower_view(positional(0));
         out->dst = lower_view(positional(1));
@@ -274,7 +290,17 @@ class Lowerer {
         current_->push_back(std::move(out));
         return;
       }
+      case BuiltinId::DmaWaitSend:
+      case BuiltinId::DmaWaitRecv:
+        wait_descriptor(lower_descriptor(positional(0)), call.id != BuiltinId::DmaWaitRecv,
+                        call.id != BuiltinId::DmaWaitSend, range);
+        return;
       case BuiltinId::DmaWait: {
+        if (call.positional.size() == 1) {
+          Descriptor d = lower_descriptor(positional(0));
+          wait_descriptor(d, d.remote(), true, range);  // a remote one: its send, then its receive
+          return;
+        }
         auto out = stmt(ir::StmtKind::DmaWait, range);
         out->sem = lower_sem(positional(0));
         out->view = lower_view(positional(1));
@@ -576,6 +602,145 @@ class Lowerer {
     dim.start = add_i32(std::move(dim.start), std::move(x), by.range);
   }
 
+  // A DMA descriptor (section 16) as lowering holds it: the views,
+  // semaphores and device of a `dma(...)`, their dynamic parts evaluated
+  // once into locals; or, for `c ? a : b`, the condition and both.
+  struct Descriptor {
+    ir::View src, dst;
+    ir::SemRef sem;
+    std::optional<ir::SemRef> src_sem;
+    ExprPtr device;
+    bool add = false;
+    int64_t bytes = 0;
+    ExprPtr cond;
+    std::unique_ptr<Descriptor> then_d, else_d;
+    bool remote() const { return cond ? then_d->remote() : device != nullptr; }
+  };
+
+  ir::View copy_view(const ir::View& v) {
+    ir::View out;
+    out.ref = v.ref;
+    for (const ir::ViewDim& d : v.dims) {
+      ir::ViewDim c;
+      c.static_start = d.static_start;
+      c.size = d.size;
+      c.dropped = d.dropped;
+      if (d.start) c.start = copy_bound(*d.start);
+      out.dims.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  ir::SemRef copy_sem(const ir::SemRef& r) {
+    ir::SemRef out;
+    out.sem = r.sem;
+    if (r.index) out.index = copy_bound(*r.index);
+    return out;
+  }
+
+  Descriptor copy_descriptor(const Descriptor& d) {
+    Descriptor out;
+    if (d.cond) {
+      out.cond = copy_bound(*d.cond);
+      out.then_d = std::make_unique<Descriptor>(copy_descriptor(*d.then_d));
+      out.else_d = std::make_unique<Descriptor>(copy_descriptor(*d.else_d));
+      return out;
+    }
+    out.src = copy_view(d.src);
+    out.dst = copy_view(d.dst);
+    out.sem = copy_sem(d.sem);
+    if (d.src_sem) out.src_sem = copy_sem(*d.src_sem);
+    if (d.device) out.device = copy_bound(*d.device);
+    out.add = d.add;
+    out.bytes = d.bytes;
+    return out;
+  }
+
+  Descriptor lower_descriptor(const ast::Expr& e) {
+    if (e.kind == ast::Expr::Kind::Name) return copy_descriptor(descriptors_.at(e.symbol));
+    Descriptor d;
+    if (e.kind == ast::Expr::Kind::Ternary) {
+      d.cond = bind_once(lower_expr(*e.operands[0], DType::Bool), "dma_choice");
+      d.then_d = std::make_unique<Descriptor>(lower_descriptor(*e.operands[1]));
+      d.else_d = std::make_unique<Descriptor>(lower_descriptor(*e.operands[2]));
+      return d;
+    }
+    // dma(src, dst, sem, ...) or dma_start(src, dst, sem, ...): the
+    // indices are evaluated here, once.
+    const ResolvedCall& call = *e.call;
+    auto bound_view = [&](const ast::Expr& v) {
+      ir::View out = lower_view(v);
+      for (ir::ViewDim& dim : out.dims) dim.start = bind_once(std::move(dim.start), "dma_start");
+      return out;
+    };
+    auto bound_sem = [&](const ast::Expr& s) {
+      ir::SemRef r = lower_sem(s);
+      r.index = bind_once(std::move(r.index), "dma_sem");
+      return r;
+    };
+    d.src = bound_view(*call.positional[0]->value);
+    d.dst = bound_view(*call.positional[1]->value);
+    d.sem = bound_sem(*call.positional[2]->value);
+    if (const ast::Expr* s = call.keyword(Keyword::SrcSem)) d.src_sem = bound_sem(*s);
+    if (const ast::Expr* dev = call.keyword(Keyword::Device)) d.device = bind_once(lower_expr(*dev, DType::I32), "dma_device");
+    d.add = call.flag(Keyword::Add);
+    d.bytes = bytes_of(d.src);
+    return d;
+  }
+
+  // A chosen descriptor (`c ? a : b`) acts through an `if`.
+  template <class Act>
+  void on_descriptor(const Descriptor& d, SourceRange range, const Act& act) {
+    if (!d.cond) return act(d);
+    auto out = stmt(ir::StmtKind::If, range);
+    const Descriptor* sides[2] = {d.then_d.get(), d.else_d.get()};
+    for (int i = 0; i < 2; ++i) {
+      ir::IfClause clause;
+      if (i == 0) clause.cond = copy_bound(*d.cond);
+      ir::Block* saved = current_;
+      current_ = &clause.body;
+      on_descriptor(*sides[i], range, act);
+      current_ = saved;
+      out->clauses.push_back(std::move(clause));
+    }
+    current_->push_back(std::move(out));
+  }
+
+  void start_descriptor(const Descriptor& desc, SourceRange range) {
+    on_descriptor(desc, range, [&](const Descriptor& d) {
+      auto out = stmt(ir::StmtKind::DmaStart, range);
+      out->src = copy_view(d.src);
+      out->dst = copy_view(d.dst);
+      out->sem = copy_sem(d.sem);
+      if (d.src_sem) out->src_sem = copy_sem(*d.src_sem);
+      if (d.device) out->device = copy_bound(*d.device);
+      out->add = d.add;
+      out->bytes = d.bytes;
+      current_->push_back(std::move(out));
+    });
+  }
+
+  // `dma_wait_send` is the wait on the source semaphore for the source
+  // view; `dma_wait_recv` the wait on the semaphore for the destination.
+  void wait_descriptor(const Descriptor& desc, bool send, bool recv, SourceRange range) {
+    on_descriptor(desc, range, [&](const Descriptor& d) {
+      if (send && d.src_sem) {
+        auto out = stmt(ir::StmtKind::DmaWait, range);
+        out->sem = copy_sem(*d.src_sem);
+        out->view = copy_view(d.src);
+        out->bytes = d.bytes;
+        current_->push_back(std::move(out));
+      }
+      if (recv) {
+        auto out = stmt(ir::StmtKind::DmaWait, range);
+        out->sem = copy_sem(d.sem);
+        out->view = copy_view(d.dst);
+        out->bytes = d.bytes;
+        current_->push_back(std::move(out));
+      }
+    });
+  }
+
   // Expands a call of a KD function here (section 12): each argument
   // evaluated once, in order, into its parameter; then the instance's body
   // with the parameters bound. Returns the locals holding its results.
@@ -608,6 +773,9 @@ class Lowerer {
       }
     }
     std::vector<int> results;
+    const int caller = call_;
+    call_ = static_cast<int>(k_.calls.size());
+    k_.calls.push_back({inst.name, e.range, caller});
     for (const ast::StmtPtr& s : inst.body.stmts) {
       if (s->kind != ast::Stmt::Kind::Return) {
         lower_stmt(*s);
@@ -626,6 +794,7 @@ class Lowerer {
         results.push_back(local);
       }
     }
+    call_ = caller;
     // A comment on the expansion's first statement names the instance.
     if (current_->size() > first) {
       (*current_)[first]->inlined = inst.name;
@@ -876,6 +1045,9 @@ class Lowerer {
       case BuiltinId::Store:
       case BuiltinId::DmaStart:
       case BuiltinId::DmaWait:
+      case BuiltinId::Dma:
+      case BuiltinId::DmaWaitSend:
+      case BuiltinId::DmaWaitRecv:
       case BuiltinId::SemSignal:
       case BuiltinId::SemWait: break;
     }
@@ -892,6 +1064,8 @@ class Lowerer {
     ExprPtr index;  // a constant or a local; null: element 0
   };
   std::map<const Symbol*, ir::View> ref_args_;
+  std::map<const Symbol*, Descriptor> descriptors_;
+  int call_ = -1;  // the expansion being lowered (ir::Kernel::calls)
   std::map<const Symbol*, BoundSem> sem_args_;
   std::set<std::string> taken_;
 };

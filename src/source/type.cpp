@@ -34,6 +34,10 @@ std::string type_string(const Type& type) {
       }
       return s + ")";
     }
+    case Type::Kind::Dma:
+      if (type.elements.size() != 2) return "dma";
+      return "dma(" + type_string(type.elements[0]) + " -> " + type_string(type.elements[1]) +
+             (type.dma_add ? ", add" : "") + (type.dma_remote ? ", remote" : ", local") + ")";
   }
   return "?";
 }

@@ -37,7 +37,10 @@ enum class BuiltinId : uint8_t {
   Sum, Max, Min,
   Broadcast, Reshape, Transpose, Dot,
   Load, Store,
-  DmaStart, DmaWait, SemSignal, SemWait, SemRead,
+  DmaStart, DmaWait,
+  // DMA descriptors (section 16): `dma(src, dst, sem, ...)` and the waits on one.
+  Dma, DmaWaitSend, DmaWaitRecv,
+  SemSignal, SemWait, SemRead,
 };
 
 enum class Keyword : uint8_t { Mask, Other, Axis, Keepdims, Dtype, TransA, TransB, Add, SrcSem, Device };
@@ -69,6 +72,7 @@ enum class ResultRule : uint8_t {
   Dot,          // [M, N] in the accumulator dtype, or `dtype=`
   ViewLoad,     // the view's dtype and shape (load)
   Void,         // no value (store, DMAs, sem_signal, sem_wait)
+  Descriptor,   // a DMA descriptor (dma; dma_start's value, section 16)
   SemValue,     // an `i32` scalar (sem_read)
 };
 

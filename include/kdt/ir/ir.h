@@ -211,6 +211,17 @@ struct Stmt {
   // (`f<T = bf16>`) and the call, for the comment printed above it.
   std::string inlined;
   SourceRange inlined_at;
+  // The expanded call this statement comes from (an index into
+  // Kernel::calls); -1 for the kernel's own statements.
+  int call = -1;
+};
+
+// A call of a KD function that lowering expanded: the instance, where it
+// was called, and the call that statement itself came from (-1: none).
+struct CallSite {
+  std::string function;
+  SourceRange at;
+  int caller = -1;
 };
 
 // One ref dimension's coordinate in a step of a DMA's copy: its start
@@ -260,6 +271,7 @@ struct Kernel {
   std::vector<Local> locals;
   std::vector<AsmBlock> asms;
   std::vector<DmaSite> dmas;
+  std::vector<CallSite> calls;
   Block body;
   bool discharged = false;
 };

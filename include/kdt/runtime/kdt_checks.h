@@ -20,12 +20,23 @@ namespace kdt_rt {
 // Locations carry the KD file, line/column and byte range, so that `kdt run`
 // can render them like its compile-time diagnostics.
 // ---------------------------------------------------------------------------
+struct CallSite;
+
 struct SourceLoc {
   const char* file;
   int line;
   int column;
   uint32_t begin;
   uint32_t end;
+  // Inside an expanded KD function: the call it was expanded at (spec
+  // section 12), whose own `at.call` leads further out.
+  const CallSite* call = nullptr;
+};
+
+// A call of a KD function, for the notes of a run-time diagnostic inside it.
+struct CallSite {
+  const char* function;  // the instance: `f` or `f<T = bf16>`
+  SourceLoc at;
 };
 
 struct RunError {

@@ -56,7 +56,12 @@ inline std::string json_escape(const std::string& s) {
 }
 
 // One line on stderr for a person, and one JSON line for `kdt run`.
-inline void report_failure(const RunError& e, const char* json_path) {
+inline void report_failure(const RunError& failure, const char* json_path) {
+  // A failure inside an expanded function gets a note at each call on the way out.
+  RunError e = failure;
+  for (const CallSite* c = e.loc.call; c; c = c->at.call) {
+    e.notes.emplace_back(std::string("in the call of `") + c->function + "` here", c->at);
+  }
   std::fprintf(stderr, "%s:%d:%d: error: %s [%s]\n", e.loc.file, e.loc.line, e.loc.column, e.message.c_str(),
                e.code.name());
   for (const auto& [message, loc] : e.notes) {

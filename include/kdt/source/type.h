@@ -29,7 +29,8 @@ struct Type {
     Value,  // a scalar (empty shape) or a tile
     Ref,    // a ref or a view of one: `dtype[shape] @space`
     Sem,    // a semaphore or an array of them
-    Tuple,  // the outputs of an asm with 2+ outputs
+    Tuple,  // the outputs of an asm with 2+ outputs, or of a function
+    Dma,    // a DMA descriptor: `elements` are its source and destination views (Ref)
   };
   Kind kind = Kind::Error;
   DType dtype = DType::I32;
@@ -40,6 +41,9 @@ struct Type {
   int64_t sem_count = -1;
   // An untyped literal expression: takes the dtype of its neighbour.
   bool weak = false;
+  // Dma: `add=true`, and remote (`device=`).
+  bool dma_add = false;
+  bool dma_remote = false;
   std::vector<Type> elements;
 
   static Type error() { return {}; }
