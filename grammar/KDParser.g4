@@ -67,7 +67,7 @@ block : LBRACE stmt* RBRACE;
 
 stmt
     : SCRATCH IDENT COLON tileType memSpace SEMI                       # scratchStmt
-    | SEM IDENT (LBRACK expr RBRACK)? COLON IDENT SEMI                 # semStmt
+    | SEM IDENT (LBRACK expr (COMMA expr)? RBRACK)? COLON IDENT SEMI   # semStmt
     | LET IDENT ASSIGN expr SEMI                                       # letStmt
     | LET LPAREN IDENT (COMMA IDENT)* COMMA? RPAREN ASSIGN expr SEMI   # letTupleStmt
     | VAR IDENT ASSIGN expr SEMI                                       # varStmt

@@ -175,16 +175,18 @@ static ast::Expr* value_arg(ast::Arg* arg, DiagnosticEngine& diags) {
   return arg->value.get();
 }
 
-const Symbol* Checker::lookup_sem(ast::Expr& e, SemKind want, const char* call) {
+const Symbol* Checker::lookup_sem(ast::Expr& e, SemKind want, const char* call, bool array) {
   ast::Expr* base = &e;
-  ast::IndexEntry* entry = nullptr;
+  std::vector<ast::IndexEntry*> entries;
   if (e.kind == ast::Expr::Kind::Index) {
     base = e.operands[0].get();
-    if (e.indices.size() != 1 || e.indices[0].kind != ast::IndexEntry::Kind::Scalar) {
-      diags_.report(DiagCode::TypeMismatch, e.range, "a semaphore array takes one scalar index");
+    for (ast::IndexEntry& i : e.indices) entries.push_back(&i);
+    if (entries.empty() || entries.size() > 2 ||
+        std::any_of(entries.begin(), entries.end(),
+                    [](const ast::IndexEntry* i) { return i->kind != ast::IndexEntry::Kind::Scalar; })) {
+      diags_.report(DiagCode::TypeMismatch, e.range, "a semaphore array takes one scalar index per dimension");
       return nullptr;
     }
-    entry = &e.indices[0];
   }
   if (base->kind != ast::Expr::Kind::Name) {
     diags_.report(DiagCode::TypeMismatch, e.range, std::string("`") + call + "` expects a semaphore");
@@ -203,21 +205,34 @@ const Symbol* Checker::lookup_sem(ast::Expr& e, SemKind want, const char* call) 
                   std::string("`") + call + "` expects a semaphore, but `" + s->name + "` is " + type_string(s->type));
     return nullptr;
   }
-  if (entry && s->type.sem_count < 0) {
-    diags_.report(DiagCode::TypeMismatch, e.range, "`" + s->name + "` is a single semaphore, not an array");
+  // Indices it takes: 0 for one semaphore, 1 or 2 for an array's element;
+  // one fewer for a whole 1-D array or a row of a 2-D one (`array`).
+  const size_t rank = s->type.sem_count < 0 ? 0 : s->type.sem_cols < 0 ? 1 : 2;
+  const size_t wanted = array ? rank - (rank > 0 ? 1 : 0) : rank;
+  if (array && rank == 0) {
+    diags_.report(DiagCode::TypeMismatch, e.range,
+                  std::string("`") + call + "` takes an array of semaphores here, but `" + s->name + "` is one semaphore");
     return nullptr;
   }
-  if (!entry && s->type.sem_count >= 0) {
-    diags_.report(DiagCode::TypeMismatch, e.range, "`" + s->name + "` is an array of semaphores; index it")
-        .fixit(SourceRange{e.range.file, e.range.end, e.range.end}, "[0]");
+  if (entries.size() != wanted) {
+    std::string what = rank == 0 ? "is a single semaphore, not an array"
+                       : entries.size() < wanted
+                           ? std::string("is ") + (rank == 2 ? "a 2-D" : "an") + " array of semaphores; index it" +
+                                 (rank == 2 && !array ? " with `[i, j]`" : "")
+                           : "has " + std::to_string(rank) + (rank == 1 ? " dimension" : " dimensions") +
+                                 (array ? ", and an array is passed here" : "");
+    auto d = diags_.report(DiagCode::TypeMismatch, e.range, "`" + s->name + "` " + what);
+    if (rank == 1 && entries.empty() && !array) d.fixit(SourceRange{e.range.file, e.range.end, e.range.end}, "[0]");
     return nullptr;
   }
-  if (entry) {
+  for (size_t d = 0; d < entries.size(); ++d) {
+    ast::IndexEntry* entry = entries[d];
+    const int64_t length = d == 0 ? s->type.sem_count : s->type.sem_cols;
     expect_scalar(*entry->first, DType::I32, "a semaphore index");
-    if (auto v = eval_const(*entry->first, true); v && (*v < 0 || *v >= s->type.sem_count)) {
+    if (auto v = eval_const(*entry->first, true); v && (*v < 0 || *v >= length)) {
       diags_.report(DiagCode::StaticOutOfBounds, entry->range,
-                    "index " + std::to_string(*v) + " is out of bounds for `" + s->name + "` of length " +
-                        std::to_string(s->type.sem_count));
+                    "index " + std::to_string(*v) + " is out of bounds for `" + s->name + "`" +
+                        (rank == 2 ? (d == 0 ? " (rows)" : " (columns)") : "") + " of length " + std::to_string(length));
     }
   }
   if (s->type.sem_kind != want) {

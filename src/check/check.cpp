@@ -269,6 +269,11 @@ void Checker::check_stmt(ast::Stmt& s) {
         if (!n) t = Type::error();
         else t.sem_count = *n;
       }
+      if (s.sem_cols && !t.is_error()) {
+        auto n = eval_positive(*s.sem_cols, "a semaphore array dimension");
+        if (!n) t = Type::error();
+        else t.sem_cols = *n;
+      }
       Symbol& sym = declare(Symbol::Kind::Sem, s.name, t);
       sym.used = true;
       s.declared.push_back(&sym);

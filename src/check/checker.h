@@ -119,7 +119,8 @@ class Checker {
   void check_block(ast::Block& block, bool new_scope = true);
   const Symbol* lookup(const std::string& name) const;
   Symbol& declare(Symbol::Kind kind, const ast::Name& name, Type type);
-  const Symbol* lookup_sem(ast::Expr& e, SemKind want, const char* call);
+  // `array`: a whole 1-D array or one row of a 2-D one (a function's `sem dma[N]` parameter).
+  const Symbol* lookup_sem(ast::Expr& e, SemKind want, const char* call, bool array = false);
 
   CheckedProgram& program_;
   DiagnosticEngine& diags_;

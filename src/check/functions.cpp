@@ -404,19 +404,16 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
           if (const Symbol* s = lookup_sem(a, kind, fn.name.text.c_str())) {
             actual[i] = s->type;
             actual[i].sem_count = -1;
+            actual[i].sem_cols = -1;
           }
           break;
         }
-        const Symbol* s = a.kind == ast::Expr::Kind::Name ? lookup(a.spelling) : nullptr;
-        if (!s || s->type.kind != Type::Kind::Sem || s->type.sem_count < 0) {
-          diags_.report(DiagCode::TypeMismatch, a.range,
-                        arg_ordinal(i) + " of " + name + " must be an array of semaphores (parameter `" + p.name.text +
-                            "`)");
-          break;
+        if (const Symbol* s = lookup_sem(a, kind, fn.name.text.c_str(), true)) {
+          // A 1-D array, or one row of a 2-D array.
+          actual[i] = s->type;
+          if (s->type.sem_cols >= 0) actual[i].sem_count = s->type.sem_cols;
+          actual[i].sem_cols = -1;
         }
-        const_cast<Symbol*>(s)->used = true;
-        a.symbol = s;
-        actual[i] = s->type;
         break;
       }
       case ast::FnParam::Kind::Dma: break;  // reported at the declaration

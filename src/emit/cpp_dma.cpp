@@ -77,12 +77,16 @@ std::string CppKernelEmitter::copy_offset(const std::vector<ir::CopyCoord>& coor
 
 std::string CppKernelEmitter::sem_ref(const ir::SemRef& r, const std::string& state) {
   const ir::Semaphore& sem = k_.sems[r.sem];
-  std::string index = "0";
-  if (r.index) {
-    index = scalar(*r.index);
-    if (options_.checks) index = "kdt_rt::checked_index(" + index + ", 1, " + std::to_string(sem.count) + ", " +
-                                 loc(r.index->range) + ", \"semaphore index\")";
-  }
+  // A 2-D array is stored row-major; each of its indices is checked on its own.
+  const int64_t rows = sem.cols ? sem.count / sem.cols : sem.count;
+  auto checked = [&](const ir::Expr& e, int64_t length) {
+    std::string v = scalar(e);
+    if (!options_.checks) return v;
+    return "kdt_rt::checked_index(" + v + ", 1, " + std::to_string(length) + ", " + loc(e.range) +
+           ", \"semaphore index\")";
+  };
+  std::string index = r.index ? checked(*r.index, rows) : "0";
+  if (sem.cols) index = "(" + index + ") * " + std::to_string(sem.cols) + " + " + (r.col ? checked(*r.col, sem.cols) : "0");
   return state + "." + names_.sems[r.sem] + "[" + index + "]";
 }
 

@@ -112,7 +112,12 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // Temporaries in shared memory live until the end of their block or statement.
   void block(const ir::Block& b) override;
   void stmt(const ir::Stmt& s) override;
-  std::string sem_index(const ir::SemRef& r) { return r.index ? "(" + scalar(*r.index) + ")" : "0"; }
+  std::string sem_index(const ir::SemRef& r) {
+    std::string row = r.index ? "(" + scalar(*r.index) + ")" : "0";
+    const int64_t cols = k_.sems[r.sem].cols;
+    if (!cols) return row;
+    return "(" + row + " * " + std::to_string(cols) + " + " + (r.col ? "(" + scalar(*r.col) + ")" : "0") + ")";
+  }
   void let(const ir::Stmt& s) override;
   void store_view(const ir::Stmt& s) override;
   void assert_stmt(const ir::Stmt& s) override;

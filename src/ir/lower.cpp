@@ -132,6 +132,10 @@ class Lowerer {
         sem.kind = sym->type.sem_kind;
         sem.is_array = sym->type.sem_count >= 0;
         sem.count = sem.is_array ? sym->type.sem_count : 1;
+        if (sym->type.sem_cols >= 0) {
+          sem.cols = sym->type.sem_cols;
+          sem.count *= sem.cols;
+        }
         sems_[sym] = static_cast<int>(k_.sems.size());
         k_.sems.push_back(sem);
         return;
@@ -335,18 +339,25 @@ class Lowerer {
 
   ir::SemRef lower_sem(const ast::Expr& e) {
     ir::SemRef r;
-    ExprPtr index;
-    if (e.kind == ast::Expr::Kind::Index) index = lower_expr(*e.indices[0].first, DType::I32);
+    ExprPtr first, second;
+    if (e.kind == ast::Expr::Kind::Index) {
+      first = lower_expr(*e.indices[0].first, DType::I32);
+      if (e.indices.size() > 1) second = lower_expr(*e.indices[1].first, DType::I32);
+    }
     auto bound = sem_args_.find(e.symbol);
     if (bound == sem_args_.end()) {
       r.sem = sems_.at(e.symbol);
-      r.index = std::move(index);
+      r.index = std::move(first);
+      r.col = std::move(second);
       return r;
     }
-    // A semaphore parameter: the argument's semaphore, its index offset by this one's.
-    r.sem = bound->second.sem;
-    if (bound->second.index) r.index = copy_bound(*bound->second.index);
-    if (index) r.index = add_i32(std::move(r.index), std::move(index), e.range);
+    // A semaphore parameter: the argument's semaphore, indexed through it.
+    const BoundSem& b = bound->second;
+    r.sem = b.sem;
+    if (b.index) r.index = copy_bound(*b.index);
+    if (b.col) r.col = copy_bound(*b.col);
+    if (b.row) r.col = std::move(first);  // a row of a 2-D array: the index picks the column
+    else if (first) r.index = add_i32(std::move(r.index), std::move(first), e.range);
     return r;
   }
 
@@ -635,6 +646,7 @@ class Lowerer {
     ir::SemRef out;
     out.sem = r.sem;
     if (r.index) out.index = copy_bound(*r.index);
+    if (r.col) out.col = copy_bound(*r.col);
     return out;
   }
 
@@ -676,6 +688,7 @@ class Lowerer {
     auto bound_sem = [&](const ast::Expr& s) {
       ir::SemRef r = lower_sem(s);
       r.index = bind_once(std::move(r.index), "dma_sem");
+      r.col = bind_once(std::move(r.col), "dma_sem_col");
       return r;
     };
     d.src = bound_view(*call.positional[0]->value);
@@ -766,7 +779,9 @@ class Lowerer {
         }
         case ast::FnParam::Kind::Sem: {
           ir::SemRef r = lower_sem(a);
-          sem_args_[p] = {r.sem, bind_once(std::move(r.index), p->name + "_index")};
+          const bool row = k_.sems[r.sem].cols > 0 && !r.col;
+          sem_args_[p] = {r.sem, bind_once(std::move(r.index), p->name + "_index"),
+                          bind_once(std::move(r.col), p->name + "_col"), row};
           break;
         }
         case ast::FnParam::Kind::Dma: break;
@@ -1061,7 +1076,8 @@ class Lowerer {
   // The parameters of the functions being expanded: ref views and semaphores.
   struct BoundSem {
     int sem = -1;
-    ExprPtr index;  // a constant or a local; null: element 0
+    ExprPtr index, col;  // constants or locals (a 2-D array's row and column); null: 0
+    bool row = false;    // a whole row of a 2-D array, for an array parameter
   };
   std::map<const Symbol*, ir::View> ref_args_;
   std::map<const Symbol*, Descriptor> descriptors_;

@@ -66,7 +66,8 @@ class Printer {
     }
     for (const ScalarParam& s : k_.scalars) out_ << "  param %" << s.name << ": " << dtype_name(s.dtype) << "\n";
     for (const Semaphore& s : k_.sems) {
-      out_ << "  sem %" << s.name << (s.is_array ? "[" + std::to_string(s.count) + "]" : "") << ": "
+      const std::string dims = s.cols ? std::to_string(s.count / s.cols) + ", " + std::to_string(s.cols) : std::to_string(s.count);
+      out_ << "  sem %" << s.name << (s.is_array ? "[" + dims + "]" : "") << ": "
            << (s.kind == SemKind::Dma ? "dma" : "regular") << "\n";
     }
     for (size_t i = 0; i < k_.dmas.size(); ++i) {
@@ -122,7 +123,9 @@ class Printer {
 
   std::string sem(const SemRef& r) const {
     std::string s = "%" + k_.sems[r.sem].name;
-    if (k_.sems[r.sem].is_array) s += "[" + (r.index ? expr(*r.index) : std::string("0")) + "]";
+    if (k_.sems[r.sem].is_array) {
+      s += "[" + (r.index ? expr(*r.index) : std::string("0")) + (r.col ? ", " + expr(*r.col) : "") + "]";
+    }
     return s;
   }
 

@@ -21,7 +21,10 @@ class ExprWalker {
     expr(e->mask);
     expr(e->other);
     if (e->view) view(*e->view);
-    if (e->sem) expr(e->sem->index);
+    if (e->sem) {
+      expr(e->sem->index);
+      expr(e->sem->col);
+    }
   }
   void view(const View& v) {
     for (const ViewDim& d : v.dims) expr(d.start);
@@ -34,7 +37,11 @@ class ExprWalker {
     expr(s.device);
     expr(s.amount);
     expr(s.sem.index);
-    if (s.src_sem) expr(s.src_sem->index);
+    expr(s.sem.col);
+    if (s.src_sem) {
+      expr(s.src_sem->index);
+      expr(s.src_sem->col);
+    }
     for (const std::optional<View>* v : {&s.view, &s.src, &s.dst}) {
       if (*v) view(**v);
     }

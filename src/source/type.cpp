@@ -24,7 +24,10 @@ std::string type_string(const Type& type) {
       return std::string(dtype_name(type.dtype)) + shape_string(type.shape) +
              (type.space == MemSpace::Global ? " @global" : " @shared");
     case Type::Kind::Sem:
-      return std::string("sem") + (type.sem_count >= 0 ? "[" + std::to_string(type.sem_count) + "]" : "") +
+      return std::string("sem") +
+             (type.sem_count >= 0 ? "[" + std::to_string(type.sem_count) +
+                                        (type.sem_cols >= 0 ? ", " + std::to_string(type.sem_cols) : "") + "]"
+                                  : "") +
              (type.sem_kind == SemKind::Dma ? ": dma" : ": regular");
     case Type::Kind::Tuple: {
       std::string s = "(";

@@ -49,6 +49,7 @@ StmtPtr clone(const Stmt& s) {
   out->tile_type = clone(s.tile_type.get());
   out->mem_space = s.mem_space;
   out->sem_count = clone_or_null(s.sem_count);
+  out->sem_cols = clone_or_null(s.sem_cols);
   out->sem_kind = s.sem_kind;
   out->value = clone_or_null(s.value);
   out->target = clone_or_null(s.target);

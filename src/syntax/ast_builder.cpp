@@ -230,7 +230,8 @@ class AstBuilder {
       out->kind = ast::Stmt::Kind::Sem;
       out->name = name(s->IDENT(0));
       out->sem_kind = name(s->IDENT(1));
-      if (s->expr()) out->sem_count = expr(s->expr());
+      if (!s->expr().empty()) out->sem_count = expr(s->expr(0));
+      if (s->expr().size() > 1) out->sem_cols = expr(s->expr(1));
     } else if (auto* s = dynamic_cast<KDParser::LetStmtContext*>(ctx)) {
       out->kind = ast::Stmt::Kind::Let;
       out->name = name(s->IDENT());

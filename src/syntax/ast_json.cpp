@@ -150,6 +150,7 @@ class AstJson {
         j["name"] = name(s.name);
         j["semKind"] = name(s.sem_kind);
         if (s.sem_count) j["count"] = expr(*s.sem_count);
+        if (s.sem_cols) j["cols"] = expr(*s.sem_cols);
         break;
       case K::Let:
       case K::Var:

@@ -36,6 +36,7 @@ void walk_tile_type(const TileTypeExpr* t, const Visit& f) {
 void walk_stmt(const Stmt& s, const Visit& f) {
   walk_tile_type(s.tile_type.get(), f);
   walk_expr(s.sem_count.get(), f);
+  walk_expr(s.sem_cols.get(), f);
   walk_expr(s.value.get(), f);
   walk_expr(s.target.get(), f);
   walk_expr(s.lo.get(), f);

@@ -44,8 +44,9 @@ struct Semaphore {
   std::string name;
   std::string kd_name;
   SemKind kind = SemKind::Dma;
-  int64_t count = 1;  // array length (1 for a single semaphore)
+  int64_t count = 1;  // array length (1 for a single semaphore; rows x cols for 2-D)
   bool is_array = false;
+  int64_t cols = 0;   // a 2-D array's columns (`sem s[2, 3]`), 0 otherwise
 };
 
 struct ScalarParam {
@@ -112,7 +113,8 @@ const char* op_name(BinaryOp op);
 
 struct SemRef {
   int sem = -1;
-  ExprPtr index;  // for arrays; null means element 0
+  ExprPtr index;  // for arrays (a 2-D array's row); null means element 0
+  ExprPtr col;    // for 2-D arrays: the column
 };
 
 struct Expr {

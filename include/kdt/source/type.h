@@ -37,8 +37,10 @@ struct Type {
   Shape shape;
   MemSpace space = MemSpace::Global;
   SemKind sem_kind = SemKind::Dma;
-  // For Sem: the array length, or -1 for a single semaphore.
+  // For Sem: the array length (the rows of a 2-D array), or -1 for a single semaphore.
   int64_t sem_count = -1;
+  // For Sem: the columns of a 2-D array (`sem s[2, 3]: dma;`), or -1.
+  int64_t sem_cols = -1;
   // An untyped literal expression: takes the dtype of its neighbour.
   bool weak = false;
   // Dma: `add=true`, and remote (`device=`).

@@ -160,7 +160,8 @@ struct Stmt {
   std::vector<Name> names;   // LetTuple
   std::unique_ptr<TileTypeExpr> tile_type;  // Scratch
   Name mem_space;            // Scratch
-  ExprPtr sem_count;         // Sem: array length, null for one semaphore
+  ExprPtr sem_count;         // Sem: array length (rows), null for one semaphore
+  ExprPtr sem_cols;          // Sem: the columns of a 2-D array, else null
   Name sem_kind;             // Sem
   ExprPtr value;             // Let, LetTuple, Var, Assign (rhs), Expr, Assert and While (condition)
   ExprPtr target;            // Assign
