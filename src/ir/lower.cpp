@@ -563,39 +563,29 @@ class Lowerer {
   // The view `e` names through a ref parameter bound to `base`: its
   // indices apply to the dimensions `base` keeps.
   ir::View compose_view(const ir::View& base, const ast::Expr& e) {
-    ir::View v;
-    v.ref = base.ref;
+    ir::View v = copy_view(base);
     size_t next = 0;
-    for (const ir::ViewDim& b : base.dims) {
-      ir::ViewDim dim;
-      dim.static_start = b.static_start;
-      dim.size = b.size;
-      dim.dropped = b.dropped;
-      if (b.start) dim.start = copy_bound(*b.start);
-      if (!b.dropped) {
-        const ast::IndexEntry* entry =
-            e.kind == ast::Expr::Kind::Index && next < e.indices.size() ? &e.indices[next] : nullptr;
-        ++next;
-        if (entry) {
-          switch (entry->kind) {
-            case ast::IndexEntry::Kind::Scalar:
-              dim.dropped = true;
-              dim.size = 1;
-              offset_start(dim, *entry->first);
-              break;
-            case ast::IndexEntry::Kind::Slice:
-              offset_start(dim, entry->start, entry->range);
-              dim.size = entry->size;
-              break;
-            case ast::IndexEntry::Kind::DynSlice:
-              offset_start(dim, *entry->first->call->positional[0]->value);
-              dim.size = entry->size;
-              break;
-            default: break;
-          }
-        }
+    for (ir::ViewDim& dim : v.dims) {
+      if (dim.dropped) continue;
+      const ast::IndexEntry* entry = e.kind == ast::Expr::Kind::Index && next < e.indices.size() ? &e.indices[next] : nullptr;
+      ++next;
+      if (!entry) continue;
+      switch (entry->kind) {
+        case ast::IndexEntry::Kind::Scalar:
+          dim.dropped = true;
+          dim.size = 1;
+          offset_start(dim, *entry->first);
+          break;
+        case ast::IndexEntry::Kind::Slice:
+          offset_start(dim, entry->start, entry->range);
+          dim.size = entry->size;
+          break;
+        case ast::IndexEntry::Kind::DynSlice:
+          offset_start(dim, *entry->first->call->positional[0]->value);
+          dim.size = entry->size;
+          break;
+        default: break;
       }
-      v.dims.push_back(std::move(dim));
     }
     return v;
   }
