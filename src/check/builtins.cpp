@@ -861,7 +861,8 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       ast::Expr* c = value_arg(a.positional[0], diags_);
       if (!c) return Type::error();
       Type t = expect_descriptor(*c, f.c_str());
-      if (call.id == BuiltinId::DmaWaitSend && t.kind == Type::Kind::Dma && !t.dma_remote) {
+      // A descriptor parameter checked on its own (no elements) may be either.
+      if (call.id == BuiltinId::DmaWaitSend && t.kind == Type::Kind::Dma && !t.elements.empty() && !t.dma_remote) {
         diags_.report(DiagCode::BadArgument, c->range,
                       "`dma_wait_send` of a local descriptor: only a remote DMA (`device=`) has a send side to wait "
                       "for; use `dma_wait` or `dma_wait_recv`");

@@ -680,6 +680,9 @@ Type Checker::check_expr_kind(ast::Expr& e) {
       if (a.is_error() || b.is_error()) return Type::error();
       if (a.kind == Type::Kind::Dma && b.kind == Type::Kind::Dma) {
         // Descriptors may differ only in refs, offsets, semaphores and device (section 16).
+        // A descriptor parameter checked on its own (no elements) agrees with any.
+        if (a.elements.empty()) return b;
+        if (b.elements.empty()) return a;
         if (type_string(a) != type_string(b)) {
           diags_.report(DiagCode::TypeMismatch, e.range,
                         "the descriptors of `?:` must agree in shapes, dtypes, memory spaces, `add` and being "

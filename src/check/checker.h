@@ -85,7 +85,9 @@ class Checker {
   // The instance of `fn` for these generic values in the current kernel
   // (made and checked on first use); `call` is null for the check of a
   // non-generic function on its own. Null past the instance limit.
-  FunctionInstance* instantiate(const ast::Function& fn, const std::vector<GenericValue>& values, const ast::Expr* call);
+  // `args`: the arguments' types (a descriptor parameter takes its argument's).
+  FunctionInstance* instantiate(const ast::Function& fn, const std::vector<GenericValue>& values,
+                                const std::vector<Type>& args, const ast::Expr* call);
   // The dtype a type expression names: a dtype keyword or a type name.
   std::optional<DType> resolve_dtype(const ast::TileTypeExpr& t);
   std::optional<DType> resolve_type_name(const ast::Name& name);

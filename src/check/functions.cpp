@@ -187,28 +187,26 @@ void Checker::check_function_decl(const ast::Function& fn) {
                     "generic `" + g.name.text + "` appears in no parameter type, so no call can deduce it");
     }
   }
-  for (const ast::FnParam& p : fn.params) {
-    if (p.kind == ast::FnParam::Kind::Dma) {
-      diags_.report(DiagCode::InvalidDeclaration, p.range,
-                    "`dma` descriptor parameters are not implemented yet (spec section 16); pass the views and "
-                    "semaphores instead");
-    }
-  }
   if (fn.generics.empty() && functions_.count(fn.name.text) && functions_.at(fn.name.text) == &fn) {
-    std::vector<GenericValue> none;
-    instantiate(fn, none, nullptr);
+    instantiate(fn, {}, {}, nullptr);
   }
 }
 
 // The parameter types and the body of one instance, checked in a scope of
 // the top-level names, the generics' values and the parameters.
 FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vector<GenericValue>& values,
-                                       const ast::Expr* call) {
+                                       const std::vector<Type>& args, const ast::Expr* call) {
   std::string key;
   for (size_t i = 0; i < fn.generics.size(); ++i) {
     key += (i ? ", " : "") + fn.generics[i].name.text + " = " + values[i].spelling();
   }
-  auto known = instances_.find({kernel_, &fn, key});
+  // A descriptor parameter takes the argument's type (local or remote,
+  // shapes, `add`): instances differ by it too, though it is not a generic.
+  std::string descriptors;
+  for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i) {
+    if (fn.params[i].kind == ast::FnParam::Kind::Dma) descriptors += "; " + type_string(args[i]);
+  }
+  auto known = instances_.find({kernel_, &fn, key + descriptors});
   if (known != instances_.end()) return known->second;
   if (program_.instances.size() >= kMaxInstances) {
     if (!instances_reported_ && call) {
@@ -220,7 +218,7 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
     return nullptr;
   }
   FunctionInstance& inst = program_.instances.emplace_back();
-  instances_[{kernel_, &fn, key}] = &inst;
+  instances_[{kernel_, &fn, key + descriptors}] = &inst;
   inst.fn = &fn;
   inst.name = fn.name.text + (key.empty() ? "" : "<" + key + ">");
   inst.body = ast::clone(fn.body);
@@ -286,6 +284,11 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
         if (!n) t = Type::error();
         else if (!t.is_error()) t.sem_count = *n;
       }
+    } else if (p.kind == ast::FnParam::Kind::Dma) {
+      // The argument's descriptor type; checked on its own, any descriptor.
+      const size_t i = inst.params.size();
+      if (i < args.size()) t = args[i];
+      else t.kind = Type::Kind::Dma;
     }
     if (t.is_error()) header_ok = false;
     Symbol& s = declare(p.kind == ast::FnParam::Kind::Sem ? Symbol::Kind::Sem : Symbol::Kind::Param, p.name, t);
@@ -416,7 +419,7 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
         }
         break;
       }
-      case ast::FnParam::Kind::Dma: break;  // reported at the declaration
+      case ast::FnParam::Kind::Dma: actual[i] = expect_descriptor(a, fn.name.text.c_str()); break;
     }
     if (actual[i].is_error()) ok = false;
   }
@@ -447,7 +450,7 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
   for (const GenericValue& v : values) {
     if (!v.bound()) return Type::error();  // invalid-declaration at the function
   }
-  FunctionInstance* inst = instantiate(fn, values, &e);
+  FunctionInstance* inst = instantiate(fn, values, actual, &e);
   if (!inst) return Type::error();
 
   // Each argument against its parameter's type in this instance.
@@ -462,6 +465,7 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
     Type got = actual[i];
     const std::string which = arg_ordinal(i) + " of " + name;
     const std::string param = "parameter `" + p.name.text + "` is " + type_string(want);
+    if (p.kind == ast::FnParam::Kind::Dma) continue;  // the instance took its type
     if (p.kind == ast::FnParam::Kind::Sem) {
       if (got.sem_kind != want.sem_kind) {
         diags_.report(DiagCode::SemaphoreKind, a.range, which + " is a " + type_string(got) + ", but " + param);

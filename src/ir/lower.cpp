@@ -774,7 +774,7 @@ class Lowerer {
                           bind_once(std::move(r.col), p->name + "_col"), row};
           break;
         }
-        case ast::FnParam::Kind::Dma: break;
+        case ast::FnParam::Kind::Dma: descriptors_[p] = lower_descriptor(a); break;
       }
     }
     std::vector<int> results;
