@@ -119,14 +119,17 @@ bool Checker::run() {
       kernel_ = nullptr;
     }
   }
-  for (const auto& [name, value] : options_.defines) {
+  auto unused = [&](const std::string& name, Symbol::Kind wanted) {
     const Symbol* s = scopes_.front().count(name) ? scopes_.front().at(name) : nullptr;
-    if (!s || s->kind != Symbol::Kind::Const) program_.unused_defines.push_back(name);
-  }
-  for (const auto& [name, dtype] : options_.type_defines) {
-    const Symbol* s = scopes_.front().count(name) ? scopes_.front().at(name) : nullptr;
-    if (!s || s->kind != Symbol::Kind::Type) program_.unused_defines.push_back(name);
-  }
+    if (s && s->kind == wanted) return;
+    program_.unused_defines.push_back(name);
+    program_.unused_define_reasons.push_back(
+        s && s->kind == Symbol::Kind::Type  ? "`" + name + "` is a `type`; give a dtype such as f32"
+        : s && s->kind == Symbol::Kind::Const ? "`" + name + "` is a `const`; give an integer"
+                                              : "no `const " + name + "` or `type " + name + "` in the program");
+  };
+  for (const auto& [name, value] : options_.defines) unused(name, Symbol::Kind::Const);
+  for (const auto& [name, dtype] : options_.type_defines) unused(name, Symbol::Kind::Type);
   return !diags_.has_errors();
 }
 

@@ -113,8 +113,8 @@ int run_transpile(const Options& options) {
   std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
   if (!c->io_error.empty()) return usage_error(options, c->io_error);
   if (c->ok && !c->program.unused_defines.empty()) {
-    const std::string& name = c->program.unused_defines.front();
-    return usage_error(options, "-D " + name + ": no `const " + name + "` or `type " + name + "` in the program",
+    return usage_error(options, "-D " + c->program.unused_defines.front() + ": " +
+                                    c->program.unused_define_reasons.front(),
                        c->diags.sorted(), &c->sources);
   }
   if (c->ok && !options.kernel.empty()) {

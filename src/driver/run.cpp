@@ -172,8 +172,7 @@ int run_main(const std::vector<std::string>& args) {
   };
   if (!c->ok) return finish(1);
   if (!c->program.unused_defines.empty()) {
-    const std::string& name = c->program.unused_defines.front();
-    return fail_usage("-D " + name + ": no `const " + name + "` or `type " + name + "` in the program");
+    return fail_usage("-D " + c->program.unused_defines.front() + ": " + c->program.unused_define_reasons.front());
   }
   std::string kernel = common.kernel;
   if (kernel.empty()) {

@@ -77,6 +77,13 @@ TEST_SUITE("check") {
     REQUIRE(as_f32->ok);
     CHECK(as_f32->program.kernels[0]->params[0].symbol->type.dtype == kdt::DType::F32);
     CHECK(as_f32->program.unused_defines.empty());
+    // A -D of the wrong kind says which kind the name is.
+    kdt::Options wrong;
+    wrong.defines["T"] = 3;
+    auto integer_for_type = check(text, wrong);
+    CHECK(integer_for_type->program.unused_defines == std::vector<std::string>{"T"});
+    CHECK(integer_for_type->program.unused_define_reasons ==
+          std::vector<std::string>{"`T` is a `type`; give a dtype such as f32"});
   }
 
   TEST_CASE("a type generic is deduced from the arguments; its instance is checked with it") {

@@ -67,8 +67,10 @@ struct CheckedProgram {
   std::deque<FunctionInstance> instances;
   std::vector<ast::Kernel*> kernels;  // in declaration order
   std::vector<ast::ConstDecl*> consts;
-  // Names given with -D that no `const` declares.
+  // Names given with -D that no `const` (integer value) or `type` (dtype
+  // value) declares, and what the driver says of each.
   std::vector<std::string> unused_defines;
+  std::vector<std::string> unused_define_reasons;
 };
 
 // Checks `program.module`; reports to `diags`. Returns false on errors.
