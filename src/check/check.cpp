@@ -258,25 +258,7 @@ void Checker::check_stmt(ast::Stmt& s) {
       if (block_depth_ > 0) {
         diags_.report(DiagCode::InvalidDeclaration, s.range, "`sem` is allowed only at the top level of a kernel or function body");
       }
-      Type t;
-      t.kind = Type::Kind::Sem;
-      if (s.sem_kind.text == "dma") t.sem_kind = SemKind::Dma;
-      else if (s.sem_kind.text == "regular") t.sem_kind = SemKind::Regular;
-      else {
-        diags_.report(DiagCode::InvalidDeclaration, s.sem_kind.range,
-                      "unknown semaphore kind `" + s.sem_kind.text + "`; expected `dma` or `regular`");
-        t = Type::error();
-      }
-      if (s.sem_count) {
-        auto n = eval_positive(*s.sem_count, "a semaphore array length");
-        if (!n) t = Type::error();
-        else t.sem_count = *n;
-      }
-      if (s.sem_cols && !t.is_error()) {
-        auto n = eval_positive(*s.sem_cols, "a semaphore array dimension");
-        if (!n) t = Type::error();
-        else t.sem_cols = *n;
-      }
+      Type t = sem_type(s.sem_kind, s.sem_count.get(), s.sem_cols.get());
       Symbol& sym = declare(Symbol::Kind::Sem, s.name, t);
       sym.used = true;
       s.declared.push_back(&sym);
@@ -373,6 +355,29 @@ void Checker::check_stmt(ast::Stmt& s) {
       return;
     case K::Return: check_return(s); return;
   }
+}
+
+Type Checker::sem_type(const ast::Name& kind, const ast::Expr* count, const ast::Expr* cols) {
+  Type t;
+  t.kind = Type::Kind::Sem;
+  if (kind.text == "dma") t.sem_kind = SemKind::Dma;
+  else if (kind.text == "regular") t.sem_kind = SemKind::Regular;
+  else {
+    diags_.report(DiagCode::InvalidDeclaration, kind.range,
+                  "unknown semaphore kind `" + kind.text + "`; expected `dma` or `regular`");
+    t = Type::error();
+  }
+  if (count) {
+    auto n = eval_positive(*count, "a semaphore array length");
+    if (!n) t = Type::error();
+    else if (!t.is_error()) t.sem_count = *n;
+  }
+  if (cols && !t.is_error()) {
+    auto n = eval_positive(*cols, "a semaphore array dimension");
+    if (!n) t = Type::error();
+    else t.sem_cols = *n;
+  }
+  return t;
 }
 
 void Checker::check_assign(ast::Stmt& s) {

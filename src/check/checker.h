@@ -103,6 +103,8 @@ class Checker {
   void report_unused(const std::unordered_map<std::string, Symbol*>& scope);
   void check_stmt(ast::Stmt& s);
   void check_assign(ast::Stmt& s);
+  // `sem NAME[count, cols]: kind` of a declaration or a function parameter.
+  Type sem_type(const ast::Name& kind, const ast::Expr* count, const ast::Expr* cols);
   void check_compound(ast::Stmt& s, const Type& target);
   Type check_expr(ast::Expr& e);
   Type check_expr_kind(ast::Expr& e);

@@ -37,14 +37,7 @@ bool mentions(const ast::TileTypeExpr* t, const std::string& name) {
   if (t->type_name.text == name) return true;
   bool found = false;
   for (const ast::ExprPtr& d : t->dims) {
-    std::function<void(const ast::Expr&)> visit = [&](const ast::Expr& e) {
-      if (e.kind == ast::Expr::Kind::Name && e.spelling == name) found = true;
-      for (const ast::ExprPtr& o : e.operands) visit(*o);
-      for (const ast::Arg& a : e.args) {
-        if (a.value) visit(*a.value);
-      }
-    };
-    visit(*d);
+    ast::for_each_expr(*d, [&](const ast::Expr& e) { found = found || (e.kind == ast::Expr::Kind::Name && e.spelling == name); });
   }
   return found;
 }
@@ -271,19 +264,7 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
         }
       }
     } else if (p.kind == ast::FnParam::Kind::Sem) {
-      t.kind = Type::Kind::Sem;
-      if (p.sem_kind.text == "dma") t.sem_kind = SemKind::Dma;
-      else if (p.sem_kind.text == "regular") t.sem_kind = SemKind::Regular;
-      else {
-        diags_.report(DiagCode::InvalidDeclaration, p.sem_kind.range,
-                      "unknown semaphore kind `" + p.sem_kind.text + "`; expected `dma` or `regular`");
-        t = Type::error();
-      }
-      if (p.sem_count) {
-        auto n = eval_positive(*p.sem_count, "a semaphore array length");
-        if (!n) t = Type::error();
-        else if (!t.is_error()) t.sem_count = *n;
-      }
+      t = sem_type(p.sem_kind, p.sem_count.get(), nullptr);
     } else if (p.kind == ast::FnParam::Kind::Dma) {
       // The argument's descriptor type; checked on its own, any descriptor.
       const size_t i = inst.params.size();

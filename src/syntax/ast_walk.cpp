@@ -80,6 +80,7 @@ void for_each_expr(const File& file, const std::function<void(const Expr&)>& f) 
 }
 
 void for_each_expr(const Block& block, const std::function<void(const Expr&)>& f) { walk_block(block, f); }
+void for_each_expr(const Expr& expr, const std::function<void(const Expr&)>& f) { walk_expr(&expr, f); }
 
 bool contains(const SourceRange& r, FileId file, uint32_t offset) {
   return r.file == file && r.begin <= offset && offset < r.end;

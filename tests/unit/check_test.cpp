@@ -20,12 +20,7 @@ std::unique_ptr<Compilation> check(const std::string& text, std::map<std::string
   return c;
 }
 
-// Every diagnostic code reported, in source order.
-std::vector<std::string> codes(const Compilation& c) {
-  std::vector<std::string> out;
-  for (const kdt::Diagnostic& d : c.diags.sorted()) out.push_back(kdt::diag_info(d.code).name);
-  return out;
-}
+using kdt::test::codes;
 
 using Codes = std::vector<std::string>;
 

@@ -19,11 +19,7 @@ std::unique_ptr<Compilation> check(const std::string& text, kdt::Options options
   return c;
 }
 
-std::vector<std::string> codes(const Compilation& c) {
-  std::vector<std::string> out;
-  for (const kdt::Diagnostic& d : c.diags.sorted()) out.push_back(kdt::diag_info(d.code).name);
-  return out;
-}
+using kdt::test::codes;
 
 std::string ir_of(const Compilation& c) {
   REQUIRE(c.ok);

@@ -22,12 +22,7 @@ const ast::File& main_file(const Compilation& c) { return c.program.module.files
 const ast::Kernel& kernel(const Compilation& c, size_t i = 0) { return main_file(c).kernels.at(i); }
 const std::vector<ast::StmtPtr>& body(const Compilation& c) { return kernel(c).body.stmts; }
 
-// Every diagnostic code reported, in source order.
-std::vector<std::string> codes(const Compilation& c) {
-  std::vector<std::string> out;
-  for (const kdt::Diagnostic& d : c.diags.sorted()) out.push_back(kdt::diag_info(d.code).name);
-  return out;
-}
+using kdt::test::codes;
 
 bool has_code(const Compilation& c, const std::string& code) {
   std::vector<std::string> all = codes(c);

@@ -67,6 +67,13 @@ inline std::unique_ptr<Compilation> front_end(const std::string& text, const std
   return compile_front_end(path, options, text);
 }
 
+// Every diagnostic code reported, in source order.
+inline std::vector<std::string> codes(const Compilation& c) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : c.diags.sorted()) out.push_back(diag_info(d.code).name);
+  return out;
+}
+
 struct RunResult {
   int status = -1;
   std::string out;

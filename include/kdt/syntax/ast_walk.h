@@ -14,8 +14,9 @@ namespace kdt::ast {
 // Calls `f` on every expression of `file`: constants, parameter types,
 // kernel attributes and bodies, each expression before its operands.
 void for_each_expr(const File& file, const std::function<void(const Expr&)>& f);
-// The same for one block (a function body).
+// The same for one block (a function body) or one expression.
 void for_each_expr(const Block& block, const std::function<void(const Expr&)>& f);
+void for_each_expr(const Expr& expr, const std::function<void(const Expr&)>& f);
 
 // What lies under the byte `offset` of `file`.
 struct ExprsAt {
