@@ -1,4 +1,4 @@
-// Parser of the KD kernel language (spec sections 4-9, 12, 14).
+// Parser of the KD kernel language (spec sections 4-9, 12, 14, 15).
 // Contextual words (`out inout grid devices threads step dma regular ptx
 // volatile clobbers fallback type fn`) are plain IDENTs here; the AST builder
 // checks their spelling so that they stay usable as ordinary names elsewhere.
@@ -45,8 +45,9 @@ kernelDecl
     : KERNEL IDENT LPAREN (param (COMMA param)* COMMA?)? RPAREN kernelAttr* block
     ;
 
-// `grid(...)`, `devices(N)`, `threads(T)`.
-kernelAttr : IDENT LPAREN (expr (COMMA expr)* COMMA?)? RPAREN;
+// `grid(...)`, `devices(N)`, `devices(x: 2, y: 4)`, `threads(T)`.
+kernelAttr : IDENT LPAREN (attrArg (COMMA attrArg)* COMMA?)? RPAREN;
+attrArg : (IDENT COLON)? expr;
 
 // `name: in f32[M, K] @global`, `name: out ...`, `name: f32`.
 param
@@ -117,11 +118,20 @@ primary
 // A keyword's value may be a dtype name (`dtype=bf16`, spec section 9); the
 // checker rejects it for every other keyword, and unknown keywords too.
 arg
-    : IDENT ASSIGN (dtype | expr)                          # keywordArg
+    : IDENT ASSIGN (dtype | deviceCoords | expr)           # keywordArg
     | dtypeTile                                            # typeArg
     | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK            # shapeArg
     | expr                                                 # positionalArg
     ;
+
+// `device=(d0, d1)` or `device=(y: e)` (section 15): one coordinate per mesh
+// axis, or some of them by name. `(e)` alone stays a parenthesised expression.
+deviceCoords
+    : LPAREN meshCoord (COMMA meshCoord)+ COMMA? RPAREN
+    | LPAREN namedCoord COMMA? RPAREN
+    ;
+meshCoord : namedCoord | expr;
+namedCoord : IDENT COLON expr;
 
 // `e`, `:`, `a:b`, `ds(start, size)` (a call), `...`.
 index

@@ -175,7 +175,7 @@ static ast::Expr* value_arg(ast::Arg* arg, DiagnosticEngine& diags) {
   return arg->value.get();
 }
 
-const Symbol* Checker::lookup_sem(ast::Expr& e, SemKind want, const char* call, bool array) {
+const Symbol* Checker::lookup_sem(ast::Expr& e, std::optional<SemKind> want, const char* call, bool array) {
   ast::Expr* base = &e;
   std::vector<ast::IndexEntry*> entries;
   if (e.kind == ast::Expr::Kind::Index) {
@@ -235,9 +235,9 @@ const Symbol* Checker::lookup_sem(ast::Expr& e, SemKind want, const char* call, 
                         (rank == 2 ? (d == 0 ? " (rows)" : " (columns)") : "") + " of length " + std::to_string(length));
     }
   }
-  if (s->type.sem_kind != want) {
+  if (want && s->type.sem_kind != *want) {
     diags_.report(DiagCode::SemaphoreKind, e.range,
-                  std::string("`") + call + "` takes a " + (want == SemKind::Dma ? "`dma`" : "`regular`") +
+                  std::string("`") + call + "` takes a " + (*want == SemKind::Dma ? "`dma`" : "`regular`") +
                       " semaphore, but `" + s->name + "` is " +
                       (s->type.sem_kind == SemKind::Dma ? "a `dma`" : "a `regular`") + " semaphore")
         .note("declared here", s->range);
@@ -500,7 +500,19 @@ Type Checker::check_call(ast::Expr& e) {
     }
     case ResultRule::GridScalar: {
       if (id == BuiltinId::DeviceId || id == BuiltinId::NumDevices) {
-        if (id == BuiltinId::NumDevices) e.const_value = kernel_->devices;
+        // No argument: the linear id and the total; `(a)`: mesh axis `a`.
+        std::optional<int64_t> axis = -1;  // -1: none (the linear id, the total)
+        if (!a.positional.empty()) {
+          if (a.positional[0]->kind != ast::Arg::Kind::Positional) {
+            diags_.report(DiagCode::BadArgument, a.positional[0]->range, "`" + e.spelling + "` takes a mesh axis");
+            return Type::error();
+          }
+          axis = mesh_axis_arg(*a.positional[0]->value);
+          if (!axis) return Type::error();
+        }
+        // Without a kernel (a function checked on its own) the sizes are
+        // not known: each kernel's instance knows them.
+        if (id == BuiltinId::NumDevices && kernel_) e.const_value = *axis >= 0 ? kernel_->mesh[*axis] : kernel_->devices;
         return Type::value(DType::I32);
       }
       ast::Expr* axis = value_arg(a.positional[0], diags_);
@@ -508,6 +520,11 @@ Type Checker::check_call(ast::Expr& e) {
       auto k = eval_const(*axis);
       if (!k) return Type::error();
       axis->const_value = k;
+      if (!kernel_) {
+        if (*k >= 0) return Type::value(DType::I32);
+        diags_.report(DiagCode::StaticOutOfBounds, axis->range, "grid axis " + std::to_string(*k) + " does not exist");
+        return Type::error();
+      }
       if (*k < 0 || *k >= static_cast<int64_t>(kernel_->grid.size())) {
         diags_.report(DiagCode::StaticOutOfBounds, axis->range,
                       "grid axis " + std::to_string(*k) + " does not exist; the grid has " +
@@ -803,7 +820,7 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       if (!src || !dst || !sem) return Type::error();
       View vs = check_view(*src, false);
       View vd = check_view(*dst, true);
-      lookup_sem(*sem, SemKind::Dma, f.c_str());
+      const Symbol* sem_symbol = lookup_sem(*sem, SemKind::Dma, f.c_str());
       bool add = false;
       if (ast::Arg* k = a.keyword(Keyword::Add)) {
         if (k->value->kind != ast::Expr::Kind::BoolLiteral) {
@@ -816,8 +833,8 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       }
       ast::Arg* device = a.keyword(Keyword::Device);
       ast::Arg* src_sem = a.keyword(Keyword::SrcSem);
-      if (device) expect_scalar(*device->value, DType::I32, "the device");
-      if (src_sem) lookup_sem(*src_sem->value, SemKind::Dma, f.c_str());
+      if (device) check_device_value(*device->value);
+      const Symbol* src_sem_symbol = src_sem ? lookup_sem(*src_sem->value, SemKind::Dma, f.c_str()) : nullptr;
       if (device && !src_sem) {
         diags_.report(DiagCode::BadArgument, e.range, "a remote DMA (`device=`) needs `src_sem=`")
             .fixit(SourceRange{e.range.file, e.range.end - 1, e.range.end - 1}, ", src_sem=SEM");
@@ -843,17 +860,15 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
         diags_.report(DiagCode::DmaAddDtype, a.keyword(Keyword::Add)->range, "`add=true` needs a numeric dtype, not `bool`")
             .label(dst->range, "`bool` destination");
       }
-      if (device && vd.ref->type.space != MemSpace::Global) {
-        diags_.report(DiagCode::RemoteShared, dst->range,
-                      "a remote DMA must write `@global` memory, but `" + vd.ref->name + "` is `@shared`")
-            .note("declared here", vd.ref->range);
-      }
       Type descriptor;
       descriptor.kind = Type::Kind::Dma;
       descriptor.elements = {Type::ref(vs.ref->type.dtype, vs.shape, vs.ref->type.space),
                              Type::ref(vd.ref->type.dtype, vd.shape, vd.ref->type.space)};
       descriptor.dma_add = add;
       descriptor.dma_remote = device != nullptr;
+      for (const Symbol* named : {vs.ref, vd.ref, sem_symbol, src_sem_symbol}) {
+        if (named && named->function_local && descriptor.dma_local.empty()) descriptor.dma_local = named->name;
+      }
       return descriptor;
     }
     case BuiltinId::DmaWaitSend:
@@ -884,7 +899,8 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
     case BuiltinId::SemWait:
     case BuiltinId::SemRead: {
       ast::Expr* sem = value_arg(a.positional[0], diags_);
-      if (sem) lookup_sem(*sem, SemKind::Regular, f.c_str());
+      // sem_read reads either kind (section 7): a DMA semaphore's landed, not yet waited bytes.
+      if (sem) lookup_sem(*sem, call.id == BuiltinId::SemRead ? std::nullopt : std::optional<SemKind>(SemKind::Regular), f.c_str());
       if (a.positional.size() > 1) {
         if (ast::Expr* n = value_arg(a.positional[1], diags_)) {
           expect_scalar(*n, DType::I32, "the amount");
@@ -893,7 +909,7 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
           }
         }
       }
-      if (ast::Arg* d = a.keyword(Keyword::Device)) expect_scalar(*d->value, DType::I32, "the device");
+      if (ast::Arg* d = a.keyword(Keyword::Device)) check_device_value(*d->value);
       return call.id == BuiltinId::SemRead ? Type::value(DType::I32) : Type::void_type();
     }
     default: break;
@@ -1042,7 +1058,9 @@ Type Checker::check_asm(ast::Expr& e) {
       a.output_symbols.push_back(&s);
     }
     ++block_depth_;
+    ++fallback_depth_;  // no scratch or sem here: the fallback runs once per element
     check_block(*a.fallback);
+    --fallback_depth_;
     --block_depth_;
     scopes_.pop_back();
     for (size_t i = 0; i < a.outputs.size(); ++i) {

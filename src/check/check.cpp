@@ -149,7 +149,14 @@ void Checker::check_kernel_header(ast::Kernel& k) {
       continue;
     }
     seen[name] = attr.name.range;
-    if (name == "grid") {
+    for (const ast::Name& n : attr.arg_names) {
+      if (!n.text.empty() && name != "devices") {
+        diags_.report(DiagCode::BadArgument, n.range, "`" + name + "` takes no axis names (only `devices` does)");
+      }
+    }
+    if (name == "devices") {
+      check_devices_attr(k, attr);
+    } else if (name == "grid") {
       has_grid = true;
       if (attr.args.empty()) {
         diags_.report(DiagCode::BadArgument, attr.range, "`grid` needs at least one dimension");
@@ -159,10 +166,13 @@ void Checker::check_kernel_header(ast::Kernel& k) {
       }
     } else if (attr.args.size() != 1) {
       diags_.report(DiagCode::BadArgument, attr.range, "`" + name + "` takes exactly one argument");
-    } else if (auto v = eval_positive(*attr.args[0], name == "devices" ? "the device count" : "the thread count")) {
-      if (name == "devices") k.devices = *v;
-      else k.threads = *v;
+    } else if (auto v = eval_positive(*attr.args[0], "the thread count")) {
+      k.threads = *v;
     }
+  }
+  if (k.mesh.empty()) {  // no `devices(...)`: one device, one mesh axis
+    k.mesh = {k.devices};
+    k.mesh_axes = {""};
   }
   if (!has_grid) {
     diags_.report(DiagCode::InvalidDeclaration, k.name.range, "kernel `" + k.name.text + "` has no `grid(...)`")
@@ -234,8 +244,8 @@ void Checker::check_stmt(ast::Stmt& s) {
   using K = ast::Stmt::Kind;
   switch (s.kind) {
     case K::Scratch: {
-      if (block_depth_ > 0) {
-        diags_.report(DiagCode::InvalidDeclaration, s.range, "`scratch` is allowed only at the top level of a kernel or function body");
+      if (fallback_depth_ > 0) {
+        diags_.report(DiagCode::InvalidDeclaration, s.range, "`scratch` is not allowed in an asm `fallback`");
       }
       auto shape = eval_shape(s.tile_type->dims, s.tile_type->range);
       if (auto dtype = resolve_dtype(*s.tile_type)) s.tile_type->dtype = *dtype;
@@ -250,17 +260,19 @@ void Checker::check_stmt(ast::Stmt& s) {
       Symbol& sym = declare(Symbol::Kind::Scratch, s.name,
                             shape ? Type::ref(s.tile_type->dtype, *shape, MemSpace::Shared) : Type::error());
       sym.used = true;
+      sym.function_local = function_ != nullptr;
       s.declared.push_back(&sym);
       check_scratch_size(s, sym);
       return;
     }
     case K::Sem: {
-      if (block_depth_ > 0) {
-        diags_.report(DiagCode::InvalidDeclaration, s.range, "`sem` is allowed only at the top level of a kernel or function body");
+      if (fallback_depth_ > 0) {
+        diags_.report(DiagCode::InvalidDeclaration, s.range, "`sem` is not allowed in an asm `fallback`");
       }
       Type t = sem_type(s.sem_kind, s.sem_count.get(), s.sem_cols.get());
       Symbol& sym = declare(Symbol::Kind::Sem, s.name, t);
       sym.used = true;
+      sym.function_local = function_ != nullptr;
       s.declared.push_back(&sym);
       return;
     }
@@ -689,15 +701,24 @@ Type Checker::check_expr_kind(ast::Expr& e) {
       if (a.kind == Type::Kind::Dma && b.kind == Type::Kind::Dma) {
         // Descriptors may differ only in refs, offsets, semaphores and device (section 16).
         // A descriptor parameter checked on its own (no elements) agrees with any.
-        if (a.elements.empty()) return b;
-        if (b.elements.empty()) return a;
-        if (type_string(a) != type_string(b)) {
+        if (!a.elements.empty() && !b.elements.empty() && type_string(a) != type_string(b)) {
           diags_.report(DiagCode::TypeMismatch, e.range,
                         "the descriptors of `?:` must agree in shapes, dtypes, memory spaces, `add` and being "
                         "local or remote: " + type_string(a) + " and " + type_string(b));
           return Type::error();
         }
-        return a;
+        for (int side : {1, 2}) {
+          // Its body would run whichever side is chosen (section 12 evaluates only the chosen one).
+          if (e.operands[side]->instance) {
+            diags_.report(DiagCode::TypeMismatch, e.operands[side]->range,
+                          "a descriptor chosen by `?:` cannot come from a function call; bind the call's result with "
+                          "`let` first");
+            return Type::error();
+          }
+        }
+        Type chosen = a.elements.empty() ? b : a;
+        chosen.dma_local = !a.dma_local.empty() ? a.dma_local : b.dma_local;
+        return chosen;
       }
       if (!a.is_value() || !b.is_value()) {
         diags_.report(DiagCode::TypeMismatch, e.range, "the branches of `?:` must be values");
@@ -708,6 +729,10 @@ Type Checker::check_expr_kind(ast::Expr& e) {
     case K::Call: return check_call(e);
     case K::Index: return check_index_value(e);
     case K::Asm: return check_asm(e);
+    case K::DeviceCoords:
+      // check_device_value() takes it where it belongs.
+      diags_.report(DiagCode::BadArgument, e.range, "a list of device coordinates is allowed only as the value of `device=`");
+      return Type::error();
   }
   return Type::error();
 }

@@ -75,6 +75,13 @@ class Checker {
   // Programs, devices and threads of a kernel's launch.
   void check_launch_size(const ast::Kernel& k);
 
+  // mesh.cpp (spec section 15)
+  void check_devices_attr(ast::Kernel& k, const ast::KernelAttr& attr);
+  // The axis of `device_id(a)` / `num_devices(a)`: a mesh-axis name or a constant.
+  std::optional<int64_t> mesh_axis_arg(ast::Expr& axis);
+  // The value of `device=`: a linear id or `(d0, d1)` / `(y: e)`.
+  void check_device_value(ast::Expr& value);
+
   // functions.cpp (spec sections 12 and 14)
   // Declares every function and reports `recursive-call` before any body is checked.
   void declare_functions();
@@ -124,7 +131,8 @@ class Checker {
   const Symbol* lookup(const std::string& name) const;
   Symbol& declare(Symbol::Kind kind, const ast::Name& name, Type type);
   // `array`: a whole 1-D array or one row of a 2-D one (a function's `sem dma[N]` parameter).
-  const Symbol* lookup_sem(ast::Expr& e, SemKind want, const char* call, bool array = false);
+  // `want`: the kind the call takes; nullopt for either (sem_read).
+  const Symbol* lookup_sem(ast::Expr& e, std::optional<SemKind> want, const char* call, bool array = false);
 
   CheckedProgram& program_;
   DiagnosticEngine& diags_;
@@ -133,6 +141,7 @@ class Checker {
   std::vector<std::unordered_map<std::string, Symbol*>> scopes_;
   ast::Kernel* kernel_ = nullptr;
   int block_depth_ = 0;
+  int fallback_depth_ = 0;  // inside an asm fallback: no scratch or sem (section 17)
   int next_id_ = 0;
   // The current kernel's scratch buffers and their sizes in bytes.
   std::vector<std::pair<const Symbol*, int64_t>> scratch_;
@@ -146,7 +155,7 @@ class Checker {
   std::set<const ast::Function*> recursive_;
   // The function whose body is being checked and what it returns.
   const ast::Function* function_ = nullptr;
-  const std::vector<Type>* results_ = nullptr;
+  std::vector<Type>* results_ = nullptr;
   const ast::Stmt* last_stmt_ = nullptr;  // the only place `return` may stand
   bool instances_reported_ = false;
 };

@@ -222,7 +222,7 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
   scopes_.push_back(caller_scopes.front());
   const int caller_depth = block_depth_;
   const ast::Function* caller_function = function_;
-  const std::vector<Type>* caller_results = results_;
+  std::vector<Type>* caller_results = results_;
   const ast::Stmt* caller_last = last_stmt_;
   const bool caller_once = diags_.report_once();
   block_depth_ = 0;
@@ -270,6 +270,7 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
       const size_t i = inst.params.size();
       if (i < args.size()) t = args[i];
       else t.kind = Type::Kind::Dma;
+      t.dma_local.clear();  // the caller's scratch, not this body's
     }
     if (t.is_error()) header_ok = false;
     Symbol& s = declare(p.kind == ast::FnParam::Kind::Sem ? Symbol::Kind::Sem : Symbol::Kind::Param, p.name, t);
@@ -278,6 +279,13 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
     inst.params.push_back(&s);
   }
   for (const auto& r : fn.results) {
+    if (ast::is_descriptor_type(*r)) {
+      // `-> dma`: the returned descriptor's type, set by its `return`.
+      Type t;
+      t.kind = Type::Kind::Dma;
+      inst.results.push_back(t);
+      continue;
+    }
     std::optional<DType> dtype = resolve_dtype(*r);
     std::optional<Shape> shape = eval_shape(r->dims, r->range);
     if (!dtype || !shape) header_ok = false;
@@ -318,7 +326,7 @@ void Checker::check_return(ast::Stmt& s) {
     diags_.report(DiagCode::InvalidDeclaration, s.range,
                   "`return` may appear only as the last statement of a function body");
   }
-  const std::vector<Type>& want = *results_;
+  std::vector<Type>& want = *results_;
   const std::string name = "`" + function_->name.text + "`";
   if (want.empty()) {
     if (!s.values.empty()) {
@@ -335,7 +343,21 @@ void Checker::check_return(ast::Stmt& s) {
     for (ast::ExprPtr& v : s.values) check_expr(*v);
     return;
   }
-  for (size_t i = 0; i < want.size(); ++i) expect_value(*s.values[i], want[i], "the returned value");
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (want[i].kind != Type::Kind::Dma) {
+      expect_value(*s.values[i], want[i], "the returned value");
+      continue;
+    }
+    Type t = expect_descriptor(*s.values[i], "return");
+    if (t.kind != Type::Kind::Dma) continue;
+    if (!t.dma_local.empty()) {
+      diags_.report(DiagCode::TypeMismatch, s.values[i]->range,
+                    name + " returns a descriptor that names `" + t.dma_local +
+                        "`, declared in its body; it would outlive it (pass the scratch buffer or semaphore in)");
+      continue;
+    }
+    want[i] = t;  // each instance returns its descriptor's type
+  }
 }
 
 Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {

@@ -295,6 +295,8 @@ const char* symbol_kind_word(Symbol::Kind kind) {
     case Symbol::Kind::LoopVar: return "for";
     case Symbol::Kind::AsmInput: return "asm input";
     case Symbol::Kind::AsmOutput: return "asm output";
+    case Symbol::Kind::Type: return "type";
+    case Symbol::Kind::Function: return "fn";
   }
   return "name";
 }

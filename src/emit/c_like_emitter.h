@@ -74,6 +74,11 @@ class CLikeEmitter {
   virtual void dma_wait(const ir::Stmt&) {}
   virtual void dma_issue(const ir::Stmt&) {}
   virtual void dma_retire(const ir::Stmt&) {}
+  // Scoped declarations (section 17): the C++ path's entry and exit checks;
+  // nothing on the compiled path, where scoped scratch and semaphores are
+  // the kernel's (semaphores keep their counts between entries).
+  virtual void scope_enter(const ir::Stmt&) {}
+  virtual void scope_exit(const ir::Stmt&) {}
   // The KD loop variable `v` (int32) from its 64-bit counter `v_it`.
   virtual void loop_variable(const std::string& v) = 0;
 
@@ -166,6 +171,8 @@ class CLikeEmitter {
   virtual std::string checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) = 0;
   // The divisor of an integer `/` or `%` as the target checks it.
   virtual std::string divisor(const Expr& e, const std::string& b) = 0;
+  // Coordinate `axis` of a `device=(...)` list as the target checks it.
+  virtual std::string mesh_coordinate(const Expr& e, size_t axis, const std::string& c) = 0;
   // The non-element-wise values.
   virtual void reduce(const Expr& e, const std::string& name) = 0;
   virtual void dot(const Expr& e, const std::string& name) = 0;

@@ -63,6 +63,8 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::DmaRetire: dma_retire(s); break;
     case ir::StmtKind::SemSignal: sem_signal(s); break;
     case ir::StmtKind::SemWait: sem_wait(s); break;
+    case ir::StmtKind::ScopeEnter: scope_enter(s); break;
+    case ir::StmtKind::ScopeExit: scope_exit(s); break;
   }
   call_ = enclosing_call;
 }

@@ -156,6 +156,15 @@ std::string CLikeEmitter::elem(const Expr& e, const LoopCtx& ctx) {
       return rt("convert<") + T + ">(" + i + ")";
     }
     case ExprKind::Broadcast: return operand(0);
+    case ExprKind::MeshDevice: {
+      // Row-major over the mesh; each coordinate checked against its axis.
+      std::string linear;
+      for (size_t a = 0; a < e.operands.size(); ++a) {
+        std::string c = mesh_coordinate(e, a, operand(a));
+        linear = a == 0 ? c : "(" + linear + " * " + std::to_string(k_.mesh[a]) + " + " + c + ")";
+      }
+      return linear;
+    }
     case ExprKind::AsmOutput: return index_of(asm_outputs_.at(e.asm_id)[e.index], e.type.shape, ctx);
     case ExprKind::ScalarParam:
     case ExprKind::ProgramId:

@@ -23,7 +23,9 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
   w.line("// --harness: reads every in/inout parameter from a .npy file and every scalar from");
   w.line("// --input NAME=VALUE (or the seeded generator, with --random NAME or --random-all),");
   w.line("// runs the kernel and writes every out/inout parameter to OUTPUT_DIR/NAME.npy" +
-          std::string(multi ? " (device-major: [devices, ...])." : "."));
+          std::string(k.mesh.size() >= 2 ? " (mesh-major: the mesh " + shape_string(k.mesh) + ", then the shape)."
+                      : multi         ? " (device-major: [devices, ...])."
+                                      : "."));
   w.open("int main(int argc, char** argv) {");
   w.line("kdt_rt::HarnessArgs args;");
   // kdt --emit=cpp --harness --dma-mode=... --dma-order=... --program-order=...: the defaults.
@@ -49,8 +51,14 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
   w.line("if (!kdt_rt::check_harness_params(args, {" + params + "})) return 2;");
   std::string call;
   uint64_t index = 0;
+  // Mesh-major (section 15): a mesh of two or more axes prepends all of
+  // them, `devices(N)` prepends [N] when N > 1.
+  Shape prefix;
+  if (k.mesh.size() >= 2) prefix = k.mesh;
+  else if (multi) prefix = {k.devices};
   auto shape_of = [&](const ir::Ref& r) {
-    std::string shape = multi ? devices + "u" : "";
+    std::string shape;
+    for (int64_t d : prefix) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
     for (int64_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d) + "u";
     return shape;
   };

@@ -163,23 +163,58 @@ void CppKernelEmitter::emit_program() {
 // Every DMA retired and every semaphore back at 0, in state `s`.
 // `when_text` names the moment inside the messages' string literals.
 void CppKernelEmitter::emit_leak_checks(const std::string& when_text) {
-  for (size_t i = 0; i < k_.sems.size(); ++i) {
+  std::vector<int> all(k_.sems.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  emit_sem_leak_checks(all, when_text, loc(k_.range), "");
+}
+
+// The checks of `sems`; a regular semaphore's leak is reported at `at`,
+// a DMA's at its start, with a note at `at` when `note` is given.
+void CppKernelEmitter::emit_sem_leak_checks(const std::vector<int>& sems, const std::string& when_text,
+                                            const std::string& at, const std::string& note) {
+  for (int i : sems) {
     const ir::Semaphore& sem = k_.sems[i];
     const std::string& sem_name = names_.sems[i];
     std::string name = sem.is_array ? "`" + sem.kd_name + "[\" + std::to_string(k_) + \"]`" : "`" + sem.kd_name + "`";
+    std::string counter = "s." + sem_name + "[k_]";
     w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
     if (sem.kind == SemKind::Dma) {
-      w_.open("if (!s." + sem_name + "[k_].in_flight.empty()) {");
-      w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", s." + sem_name + "[k_].in_flight.front()->loc, \"this DMA is never retired: " + when_text +
-              " with it in flight on " + name + "\");");
+      std::string message = "\"this DMA is never retired: " + when_text + " with it in flight on " + name + "\"";
+      w_.open("if (!" + counter + ".in_flight.empty()) {");
+      if (note.empty()) {
+        w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + counter + ".in_flight.front()->loc, " + message + ");");
+      } else {
+        w_.line("kdt_rt::RunError e_{" + run_code(DiagCode::SemaphoreLeak) + ", " + message + ", " + counter +
+                ".in_flight.front()->loc, {{\"" + note + "\", " + at + "}}};");
+        w_.line("throw kdt_rt::RunFailure{e_};");
+      }
     } else {
-      w_.open("if (s." + sem_name + "[k_].value != 0) {");
-      w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + loc(k_.range) + ", \"semaphore " + name + " is \" + std::to_string(s." +
-              sem_name + "[k_].value) + \" when " + when_text + "; it must be back at 0\");");
+      w_.open("if (" + counter + ".value != 0) {");
+      w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + at + ", \"semaphore " + name + " is \" + std::to_string(" +
+              counter + ".value) + \" when " + when_text + "; it must be back at 0\");");
     }
     w_.close();
     w_.close();
   }
+}
+
+// ----- scoped declarations (section 17) ---------------------------------------
+void CppKernelEmitter::scope_enter(const ir::Stmt& s) {
+  if (!options_.checks) return;
+  for (int r : s.scope_refs) w_.line("kdt_rt::enter_scope(" + shadow_of(r) + ", " + loc(s.range) + ");  // uninitialised at each entry");
+}
+
+// No DMA in flight on the block's semaphores or into or out of its
+// scratch; its semaphores that no peer can raise back at 0 (a peer's
+// signal for the next entry may already be there).
+void CppKernelEmitter::scope_exit(const ir::Stmt& s) {
+  if (!options_.checks) return;
+  for (int r : s.scope_refs) w_.line("kdt_rt::check_scope_scratch(" + shadow_of(r) + ", " + loc(s.range) + ");");
+  std::vector<int> checked;
+  for (int i : s.scope_sems) {
+    if (k_.sems[i].kind == SemKind::Dma || !k_.sems[i].peer_raised) checked.push_back(i);
+  }
+  emit_sem_leak_checks(checked, "its block ends", loc(s.range), "the block ends here");
 }
 
 // With devices(N), a remote DMA or signal may reach a program after it

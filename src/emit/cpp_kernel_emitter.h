@@ -66,6 +66,8 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // Every DMA retired and every semaphore back at 0, in state `s`.
   // `when_text` names the moment inside the messages' string literals.
   void emit_leak_checks(const std::string& when_text);
+  void emit_sem_leak_checks(const std::vector<int>& sems, const std::string& when_text, const std::string& at,
+                            const std::string& note);
   // With devices(N), a remote DMA or signal may reach a program after it
   // ended: what is left in any program's semaphores when the launch ends
   // is a leak too (the receiver never waited).
@@ -124,6 +126,9 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // element instead.
   std::string checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) override;
   std::string divisor(const Expr& e, const std::string& b) override;
+  std::string mesh_coordinate(const Expr& e, size_t axis, const std::string& c) override;
+  void scope_enter(const ir::Stmt& s) override;
+  void scope_exit(const ir::Stmt& s) override;
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
   void transpose(const Expr& e, const std::string& name) override;

@@ -64,15 +64,23 @@ std::string CppKernelEmitter::leaf(const Expr& e, const LoopCtx& ctx) {
 // the other devices run, then reads the counter. Inside a `while` loop it
 // is a poll: the scheduler counts a device that finds the counter as this
 // read last found it, having done nothing in between, as blocked on it.
+// A DMA semaphore reads as the bytes of its DMAs not yet waited, each
+// landed first (with --dma-mode=on_wait its data moves now; it stays in
+// flight until a wait retires it).
 void CppKernelEmitter::prepare_sem_read(const Expr& e) {
   if (materialized_.count(&e)) return;
-  std::string counter = sem_ref(*e.sem) + ".value";
+  const bool dma = k_.sems[e.sem->sem].kind == SemKind::Dma;
+  std::string sem = sem_ref(*e.sem);
+  std::string count = dma ? "[&] { return " + sem + ".unwaited_bytes(); }" : "[&] { return " + sem + ".value; }";
+  std::string land = dma ? "[&] { for (const auto& d_ : " + sem + ".in_flight) if (!d_->landed) " + names_.kernel + "_run_dma(L, *d_); }"
+                         : "[] {}";
   int site = next_temp_;
   std::string name = fresh("sem");
-  std::string read = "L.scheduler.read_semaphore(device, " + counter + ")";
+  std::string read = "L.scheduler.read_semaphore(device, " + count + ", " + land + ")";
   if (in_while_) {
-    read = "L.scheduler.poll_semaphore(device, " + counter + ", " + std::to_string(site) + ", {\"sem_read polling `" +
-           k_.sems[e.sem->sem].kd_name + "`, unchanged since this read last saw it\", " + loc(e.range) + ", s.flat})";
+    read = "L.scheduler.poll_semaphore(device, &" + sem + ", " + count + ", " + land + ", " + std::to_string(site) +
+           ", {\"sem_read polling `" + k_.sems[e.sem->sem].kd_name + "`, unchanged since this read last saw it\", " +
+           loc(e.range) + ", s.flat})";
   }
   w_.line("const int32_t " + name + " = static_cast<int32_t>(" + read + ");");
   materialized_[&e] = name;
@@ -88,6 +96,12 @@ std::string CppKernelEmitter::checked_start(const std::string& value, const ir::
 std::string CppKernelEmitter::divisor(const Expr& e, const std::string& b) {
   if (!options_.checks) return b;
   return "kdt_rt::checked_divisor<" + ctype(e.operands[0]->type.dtype) + ">(" + b + ", " + loc(e.range) + ")";
+}
+
+std::string CppKernelEmitter::mesh_coordinate(const Expr& e, size_t axis, const std::string& c) {
+  if (!options_.checks) return c;
+  return "kdt_rt::checked_coordinate(" + c + ", " + std::to_string(k_.mesh[axis]) + ", \"" +
+         mesh_axis_label(k_.mesh_axes, axis) + "\", " + loc(e.range) + ")";
 }
 
 std::string CppKernelEmitter::load(const Expr& e, const LoopCtx& ctx) {

@@ -148,11 +148,13 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     if (kind != G2S) w_.line("kdt_cu::bulk_commit();");
     w_.close();
     w_.line("kdt_cu::dma_push(" + q + ", " + std::string(kind == G2S ? "1" : "2") + ");");
+    count_unwaited(s.sem.sem, q, bytes, true);
     w_.reopen("} else {");
   }
   // The cooperative path: the whole block copies (or accumulates), then a barrier.
   cooperative_copy(s, ss, ds, ref_base(dst.ref));
   w_.line("kdt_cu::dma_push(" + q + ", 0);");
+  count_unwaited(s.sem.sem, q, bytes, true);
   if (kind != Coop) w_.close();
   if (s.src_sem) source_read(s);  // a remote DMA to this device: the source was read with the copy
   w_.close();
@@ -176,8 +178,14 @@ void KernelEmitter::source_read(const ir::Stmt& s) {
   if (sync_sem(s.src_sem->sem)) {
     w_.line("kdt_cu::signal_sys(" + sync_counter(*s.src_sem) + ", " + std::to_string(s.bytes) + ");");
   } else {
-    w_.line("kdt_cu::dma_push(kdt_q_" + names_.sems[s.src_sem->sem] + "[" + sem_index(*s.src_sem) + "], 0);");
+    std::string q = "kdt_q_" + names_.sems[s.src_sem->sem] + "[" + sem_index(*s.src_sem) + "]";
+    w_.line("kdt_cu::dma_push(" + q + ", 0);");
+    count_unwaited(s.src_sem->sem, q, s.bytes, true);
   }
+}
+
+void KernelEmitter::count_unwaited(int sem, const std::string& q, int64_t bytes, bool started) {
+  if (read_dma_sems_.count(sem)) w_.line(q + ".unwaited " + (started ? "+= " : "-= ") + std::to_string(bytes) + ";");
 }
 
 void KernelEmitter::device_dma_start(const ir::Stmt& s) {
@@ -191,6 +199,11 @@ void KernelEmitter::device_dma_start(const ir::Stmt& s) {
   if (s.device) {
     device = fresh("device");
     w_.line("const int32_t " + device + " = " + scalar(*s.device) + ";");
+  }
+  if (staged(s.sem.sem)) {
+    staged_dma_start(s, device, ss, ds);
+    w_.close();
+    return;
   }
   std::string base = ref_base(dst.ref);
   if (s.device) {

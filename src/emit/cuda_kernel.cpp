@@ -17,6 +17,12 @@ bool KernelEmitter::emit() {
     return false;
   }
   layout_sync(k_.body);
+  if (!layout_staging()) return false;
+  ir::for_each_expr(k_, [&](const ir::Expr& e) {
+    if (e.kind == ExprKind::SemRead && k_.sems[e.sem->sem].kind == SemKind::Dma && !sync_sem(e.sem->sem)) {
+      read_dma_sems_.insert(e.sem->sem);
+    }
+  });
   layout_state();
   emit_body();
   int64_t limit = arch_ >= 90 ? 232448 : arch_ >= 80 ? 166912 : 49152;
@@ -71,7 +77,8 @@ void KernelEmitter::layout_sync(const ir::Block& b) {
     for (const ir::StmtPtr& st : block) {
       if (st->kind == ir::StmtKind::DmaStart && st->device) {
         add_sem(st->sem.sem);
-        peer_refs_.insert(st->dst->ref);
+        // A scratch destination is staged (cuda_staging.cpp), not reached through a peer pointer.
+        if (k_.refs[st->dst->ref].is_param) peer_refs_.insert(st->dst->ref);
       }
       walk(st->body);
       for (const ir::IfClause& c : st->clauses) walk(c.body);
@@ -163,7 +170,7 @@ void KernelEmitter::emit_multi_device_launcher() {
   out_.line("constexpr unsigned " + K + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
   out_.line("constexpr size_t " + K + "_shared_bytes = " + std::to_string(peak_) + ";");
   out_.line("constexpr size_t " + K + "_sync_bytes = " +
-            std::to_string(std::max<int64_t>(count_of(k_.grid) * sync_slots_ * 8, 8)) + ";");
+            std::to_string(std::max<int64_t>(counter_bytes() + count_of(k_.grid) * stage_bytes_, 8)) + ";");
   out_.line("// Launches `" + K + "` on " + n + " devices at once. Every argument is indexed by device: device d runs");
   out_.line("// on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is");
   out_.line("// " + K + "_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be");
@@ -235,6 +242,7 @@ void KernelEmitter::emit_body() {
       }
     }
   }
+  for (const auto& staged_sem : staging_) emit_stage_apply(staged_sem.first);
   if (!bar_off_.empty()) {
     w_.open("if (kdt_tid == 0) {");
     for (auto [sem, off] : bar_off_) {

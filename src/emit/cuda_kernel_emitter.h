@@ -7,6 +7,8 @@
 //                      reductions, dot, stores;
 //   cuda_dma.cpp       DMAs (bulk copies, cp.async, cooperative, remote) and
 //                      the semaphores other devices raise;
+//   cuda_staging.cpp   remote DMAs into @shared: staging rings in the
+//                      receiver's sync buffer, applied by its waits;
 //   cuda_asm.cpp       inline PTX.
 #pragma once
 
@@ -84,6 +86,38 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // `sync_slots_` per program; the peers of every remote destination ref
   // go into the kernel's peer table.
   void layout_sync(const ir::Block& b);
+
+  // ----- staging (cuda_staging.cpp) -------------------------------------------------------
+  // devices(N) > 1, spec section 7: a remote DMA into `@shared` cannot
+  // write a peer's shared memory, so every DMA on its destination semaphore
+  // (a *staged* semaphore) lands in a ring of kQueue slots per (program,
+  // semaphore element) in the receiver's sync buffer: the sender claims a
+  // slot, writes the source packed with the DMA's site and destination
+  // starts, publishes it and raises the counter; the receiver's wait takes
+  // the oldest slot and copies (or adds) it into its own memory. False, with
+  // `remote-shared`, where a staged semaphore also counts a DMA's source
+  // reads (`src_sem=`): its waits could not tell the two apart.
+  bool layout_staging();
+  bool staged(int sem) const { return staging_.count(sem) != 0; }
+  // The ring of semaphore element `r` of this program on `device` (this device when empty).
+  std::string stage_ring(const ir::SemRef& r, const std::string& device = "");
+  void staged_dma_start(const ir::Stmt& s, const std::string& device, const std::vector<std::string>& src_starts,
+                        const std::vector<std::string>& dst_starts);
+  // The lambda a staged semaphore's waits share; after the counter wait, a
+  // wait takes the oldest slot and applies it.
+  void emit_stage_apply(int sem);
+  void staged_wait(const ir::Stmt& s);
+  // Per staged semaphore: where its rings start in a program's staging
+  // area, one slot's bytes, and its DMAs (their index is the site id).
+  struct Staging {
+    int64_t offset = 0, slot_bytes = 0, payload = 0;
+    std::vector<const ir::Stmt*> dmas;
+  };
+  std::map<int, Staging> staging_;
+  int64_t stage_bytes_ = 0;  // one program's staging area
+  // The counters' part of a sync buffer (before the staging areas).
+  int64_t counter_bytes() const { return (emit::count_of(k_.grid) * sync_slots_ * 8 + 15) / 16 * 16; }
+
   bool sync_sem(int sem) const { return sync_base_.count(sem) != 0; }
   // The counter of semaphore element `r` of this program on `device`
   // (this device when empty).
@@ -145,6 +179,7 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // The GPU has no run-time checks.
   std::string checked_start(const std::string& value, const ir::View&, size_t, bool) override { return value; }
   std::string divisor(const Expr&, const std::string& b) override { return b; }
+  std::string mesh_coordinate(const Expr&, size_t, const std::string& c) override { return c; }
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
   void transpose(const Expr& e, const std::string& name) override;
@@ -194,6 +229,9 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   int64_t top_ = 0, peak_ = 0, red_off_ = 0;
   std::map<int, int64_t> ref_off_, bar_off_;
   std::map<int, int64_t> sync_base_;  // devices(N) > 1: semaphore -> first counter slot
+  std::set<int> read_dma_sems_;       // DMA semaphores (queues) that sem_read reads
+  // `q.unwaited += bytes` (or -=) when sem_read reads the queue's semaphore.
+  void count_unwaited(int sem, const std::string& q, int64_t bytes, bool started);
   int64_t sync_slots_ = 0;           // counters per program
   std::set<int> peer_refs_;          // refs written by remote DMAs
 };

@@ -58,6 +58,7 @@ void KernelEmitter::eval(const ir::Stmt& s) {
 void KernelEmitter::dma_wait(const ir::Stmt& s) {
   if (sync_sem(s.sem.sem)) {
     w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + std::to_string(s.bytes) + ");");
+    if (staged(s.sem.sem)) staged_wait(s);
     return;
   }
   std::string q = "kdt_q_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "]";
@@ -65,6 +66,7 @@ void KernelEmitter::dma_wait(const ir::Stmt& s) {
                          ? "kdt_bar_" + names_.sems[s.sem.sem] + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes)
                          : "nullptr";
   w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ");");
+  count_unwaited(s.sem.sem, q, s.bytes, false);
 }
 
 void KernelEmitter::sem_signal(const ir::Stmt& s) {
@@ -143,6 +145,9 @@ std::string KernelEmitter::leaf(const Expr& e, const LoopCtx&) {
     case ExprKind::DeviceId: return multi_device() ? "kdt_device" : "int32_t(0)";
     case ExprKind::SemRead:
       if (sync_sem(e.sem->sem)) return materialized_.at(&e);
+      if (k_.sems[e.sem->sem].kind == SemKind::Dma) {
+        return "int32_t(kdt_q_" + names_.sems[e.sem->sem] + "[" + sem_index(*e.sem) + "].unwaited)";
+      }
       return "kdt_sem_" + names_.sems[e.sem->sem] + "[" + sem_index(*e.sem) + "]";
     default: return "0 /* PtxOp appears only after discharge */";
   }

@@ -29,6 +29,8 @@ class Lowerer {
     k_.range = ast_.range;
     k_.grid = ast_.grid;
     k_.devices = ast_.devices;
+    k_.mesh = ast_.mesh;
+    k_.mesh_axes = ast_.mesh_axes;
     k_.threads = ast_.threads;
     for (const ast::Param& p : ast_.params) {
       if (p.mode == ast::ParamMode::Scalar) {
@@ -51,7 +53,8 @@ class Lowerer {
       k_.refs.push_back(r);
     }
     current_ = &k_.body;
-    lower_block(ast_.body);
+    for (const ast::StmtPtr& s : ast_.body.stmts) lower_stmt(*s);  // the kernel body is no scope
+    mark_peer_raised(k_.body);
     return std::move(k_);
   }
 
@@ -95,8 +98,37 @@ class Lowerer {
     return s;
   }
 
+  // Every block but the kernel body is a scope for the scratch and
+  // semaphores declared in it (section 17).
   void lower_block(const ast::Block& block) {
+    open_scope();
     for (const ast::StmtPtr& s : block.stmts) lower_stmt(*s);
+    close_scope(block.range);
+  }
+
+  void open_scope() { scopes_.emplace_back(); }
+
+  // Ends the innermost scope where `block` ends: its checks, when it declared anything.
+  void close_scope(SourceRange block) {
+    Scope scope = std::move(scopes_.back());
+    scopes_.pop_back();
+    if (scope.refs.empty() && scope.sems.empty()) return;
+    auto out = stmt(ir::StmtKind::ScopeExit, SourceRange{block.file, block.end - 1, block.end});
+    out->scope_refs = std::move(scope.refs);
+    out->scope_sems = std::move(scope.sems);
+    current_->push_back(std::move(out));
+  }
+
+  // Semaphores a `device=` DMA or signal names: peers may raise them, so a
+  // scope's exit does not require them at 0.
+  void mark_peer_raised(const ir::Block& b) {
+    for (const ir::StmtPtr& s : b) {
+      if (s->device && (s->kind == ir::StmtKind::DmaStart || s->kind == ir::StmtKind::SemSignal)) {
+        k_.sems[s->sem.sem].peer_raised = true;
+      }
+      mark_peer_raised(s->body);
+      for (const ir::IfClause& c : s->clauses) mark_peer_raised(c.body);
+    }
   }
 
   ir::Block lower_nested(const ast::Block& block) {
@@ -120,8 +152,16 @@ class Lowerer {
         r.shape = sym->type.shape;
         r.space = MemSpace::Shared;
         r.starts_uninitialized = true;
-        refs_[sym] = static_cast<int>(k_.refs.size());
+        const int ref = static_cast<int>(k_.refs.size());
+        refs_[sym] = ref;
         k_.refs.push_back(r);
+        if (!scopes_.empty()) {
+          // Scoped scratch: one buffer for every entry, uninitialised at each.
+          scopes_.back().refs.push_back(ref);
+          auto enter = stmt(ir::StmtKind::ScopeEnter, s.range);
+          enter->scope_refs = {ref};
+          current_->push_back(std::move(enter));
+        }
         return;
       }
       case K::Sem: {
@@ -137,6 +177,7 @@ class Lowerer {
           sem.count *= sem.cols;
         }
         sems_[sym] = static_cast<int>(k_.sems.size());
+        if (!scopes_.empty()) scopes_.back().sems.push_back(static_cast<int>(k_.sems.size()));
         k_.sems.push_back(sem);
         return;
       }
@@ -144,11 +185,7 @@ class Lowerer {
       case K::Var: {
         const Symbol* sym = s.declared[0];
         if (sym->type.kind == Type::Kind::Dma) {
-          // `let c = dma(...)` describes; `let c = dma_start(...)` also starts.
-          descriptors_[sym] = lower_descriptor(*s.value);
-          if (s.value->kind == ast::Expr::Kind::Call && s.value->call && s.value->call->id == BuiltinId::DmaStart) {
-            start_descriptor(descriptors_[sym], s.value->range);
-          }
+          descriptors_[sym] = lower_bound_descriptor(*s.value);
           return;
         }
         ExprPtr value = lower_expr(*s.value, default_dtype(sym->type));
@@ -160,11 +197,15 @@ class Lowerer {
       }
       case K::LetTuple: {
         if (s.value->instance) {
-          std::vector<int> results = lower_inline(*s.value);
+          std::vector<Returned> results = lower_inline(*s.value);
           for (size_t i = 0; i < s.declared.size(); ++i) {
+            if (results[i].descriptor) {
+              descriptors_[s.declared[i]] = std::move(*results[i].descriptor);
+              continue;
+            }
             auto out = stmt(ir::StmtKind::Let, s.range);
-            out->local = new_local(s.declared[i], k_.locals[results[i]].type, false);
-            out->value = local_ref(results[i], s.value->range);
+            out->local = new_local(s.declared[i], k_.locals[results[i].local].type, false);
+            out->value = local_ref(results[i].local, s.value->range);
             current_->push_back(std::move(out));
           }
           return;
@@ -251,6 +292,7 @@ class Lowerer {
       }
       case K::Expr: lower_effect(*s.value, s.range); return;
       case K::Block: lower_block(s.body); return;
+      case K::Return: return;  // lower_inline binds a function's results
     }
   }
 
@@ -423,6 +465,38 @@ class Lowerer {
     auto e = make(ExprKind::Local, k_.locals[local].type, range);
     e->local = local;
     return e;
+  }
+
+  // This device's coordinate along mesh axis `axis` (section 15): the
+  // linear id is row-major over the mesh.
+  ExprPtr mesh_coordinate(size_t axis, SourceRange range) {
+    const Type i32 = Type::value(DType::I32);
+    int64_t stride = 1;
+    for (size_t a = axis + 1; a < k_.mesh.size(); ++a) stride *= k_.mesh[a];
+    ExprPtr id = make(ExprKind::DeviceId, i32, range);
+    if (stride > 1) id = binary(ir::BinaryOp::Div, std::move(id), constant(DType::I32, stride, range), i32, range);
+    if (axis > 0) id = binary(ir::BinaryOp::Rem, std::move(id), constant(DType::I32, k_.mesh[axis], range), i32, range);
+    return id;
+  }
+
+  // `device=(d0, d1)` or `device=(y: e)`: one coordinate per axis, this
+  // device's own where a named list leaves one out.
+  ExprPtr mesh_device(const ast::Expr& coords) {
+    std::vector<ExprPtr> per_axis(k_.mesh.size());
+    for (size_t i = 0; i < coords.args.size(); ++i) {
+      const ast::Arg& c = coords.args[i];
+      size_t axis = i;
+      if (c.kind == ast::Arg::Kind::Keyword) {
+        axis = static_cast<size_t>(std::find(k_.mesh_axes.begin(), k_.mesh_axes.end(), c.keyword.text) -
+                                   k_.mesh_axes.begin());
+      }
+      per_axis[axis] = lower_expr(*c.value, DType::I32);
+    }
+    auto x = make(ExprKind::MeshDevice, Type::value(DType::I32), coords.range);
+    for (size_t a = 0; a < per_axis.size(); ++a) {
+      x->operands.push_back(per_axis[a] ? std::move(per_axis[a]) : mesh_coordinate(a, coords.range));
+    }
+    return x;
   }
 
   ExprPtr binary(ir::BinaryOp op, ExprPtr a, ExprPtr b, const Type& type, SourceRange range) {
@@ -660,6 +734,7 @@ class Lowerer {
 
   Descriptor lower_descriptor(const ast::Expr& e) {
     if (e.kind == ast::Expr::Kind::Name) return copy_descriptor(descriptors_.at(e.symbol));
+    if (e.instance) return std::move(*lower_inline(e).at(0).descriptor);  // a function's `-> dma`
     Descriptor d;
     if (e.kind == ast::Expr::Kind::Ternary) {
       d.cond = bind_once(lower_expr(*e.operands[0], DType::Bool), "dma_choice");
@@ -688,6 +763,14 @@ class Lowerer {
     if (const ast::Expr* dev = call.keyword(Keyword::Device)) d.device = bind_once(lower_expr(*dev, DType::I32), "dma_device");
     d.add = call.flag(Keyword::Add);
     d.bytes = bytes_of(d.src);
+    return d;
+  }
+
+  // The descriptor a `let` or `return` binds: `dma(...)` describes,
+  // `dma_start(...)` also starts.
+  Descriptor lower_bound_descriptor(const ast::Expr& e) {
+    Descriptor d = lower_descriptor(e);
+    if (e.kind == ast::Expr::Kind::Call && e.call && e.call->id == BuiltinId::DmaStart) start_descriptor(d, e.range);
     return d;
   }
 
@@ -744,10 +827,17 @@ class Lowerer {
     });
   }
 
+  // One result of an expanded call: the local holding a value, or a
+  // returned descriptor (`-> dma`).
+  struct Returned {
+    int local = -1;
+    std::unique_ptr<Descriptor> descriptor;
+  };
+
   // Expands a call of a KD function here (section 12): each argument
   // evaluated once, in order, into its parameter; then the instance's body
-  // with the parameters bound. Returns the locals holding its results.
-  std::vector<int> lower_inline(const ast::Expr& e) {
+  // with the parameters bound. Returns its results.
+  std::vector<Returned> lower_inline(const ast::Expr& e) {
     const FunctionInstance& inst = *e.instance;
     const ast::Function& fn = *inst.fn;
     const size_t first = current_->size();
@@ -777,10 +867,11 @@ class Lowerer {
         case ast::FnParam::Kind::Dma: descriptors_[p] = lower_descriptor(a); break;
       }
     }
-    std::vector<int> results;
+    std::vector<Returned> results;
     const int caller = call_;
     call_ = static_cast<int>(k_.calls.size());
     k_.calls.push_back({inst.name, e.range, caller});
+    open_scope();  // the function body, left after its results are bound
     for (const ast::StmtPtr& s : inst.body.stmts) {
       if (s->kind != ast::Stmt::Kind::Return) {
         lower_stmt(*s);
@@ -788,17 +879,22 @@ class Lowerer {
       }
       for (size_t i = 0; i < s->values.size(); ++i) {
         const Type& want = inst.results[i];
+        Returned& r = results.emplace_back();
+        if (want.kind == Type::Kind::Dma) {
+          r.descriptor = std::make_unique<Descriptor>(lower_bound_descriptor(*s->values[i]));
+          continue;
+        }
         ExprPtr v = lower_expr(*s->values[i], want.dtype);
         if (v->type.shape != want.shape) {
           auto b = make(ExprKind::Broadcast, want, s->values[i]->range);
           b->operands.push_back(std::move(v));
           v = std::move(b);
         }
-        int local = temp_local(fn.name.text + "_result", want);
-        push_let(local, std::move(v), s->values[i]->range);
-        results.push_back(local);
+        r.local = temp_local(fn.name.text + "_result", want);
+        push_let(r.local, std::move(v), s->values[i]->range);
       }
     }
+    close_scope(inst.body.range);
     call_ = caller;
     // A comment on the expansion's first statement names the instance.
     if (current_->size() > first) {
@@ -915,8 +1011,9 @@ class Lowerer {
         return x;
       }
       case K::Asm: return asm_output(lower_asm(e), 0, e.range);
+      case K::DeviceCoords: return mesh_device(e);
       case K::Call:
-        if (e.instance) return local_ref(lower_inline(e).at(0), e.range);
+        if (e.instance) return local_ref(lower_inline(e).at(0).local, e.range);
         return lower_call(e, t);
     }
     return constant(DType::I32, 0, e.range);
@@ -952,7 +1049,9 @@ class Lowerer {
       }
       case BuiltinId::NumPrograms:
       case BuiltinId::NumDevices: return constant(DType::I32, e.const_value.value_or(1), e.range);
-      case BuiltinId::DeviceId: return make(ExprKind::DeviceId, t, e.range);
+      case BuiltinId::DeviceId:
+        if (pos.empty()) return make(ExprKind::DeviceId, t, e.range);
+        return mesh_coordinate(static_cast<size_t>(pos[0]->value->const_value.value_or(0)), e.range);
       case BuiltinId::Cdiv: {
         // (a + b - 1) / b, in the operands' dtype.
         Type scalar = Type::value(t.dtype, t.shape);
@@ -1062,6 +1161,11 @@ class Lowerer {
   const ast::Kernel& ast_;
   ir::Kernel k_;
   ir::Block* current_ = nullptr;
+  // The open blocks (innermost last) and what each declared.
+  struct Scope {
+    std::vector<int> refs, sems;
+  };
+  std::vector<Scope> scopes_;
   std::map<const Symbol*, int> refs_, sems_, locals_, scalars_;
   // The parameters of the functions being expanded: ref views and semaphores.
   struct BoundSem {

@@ -56,7 +56,7 @@ class Printer {
   Printer(const Kernel& k, const SourceManager& sources) : k_(k), sources_(sources) {}
 
   std::string kernel() {
-    out_ << "kernel @" << k_.name << " grid" << shape_string(k_.grid) << " devices(" << k_.devices << ")"
+    out_ << "kernel @" << k_.name << " grid" << shape_string(k_.grid) << " devices(" << mesh() << ")"
          << (k_.discharged ? " discharged" : "") << " {\n";
     for (const Ref& r : k_.refs) {
       out_ << "  " << (r.is_param ? "param " : "scratch ") << "%" << r.name << ": "
@@ -139,6 +139,12 @@ class Printer {
     return s;
   }
 
+  // `8`, or `x: 2, y: 4` for a mesh (section 15).
+  std::string mesh() const {
+    if (k_.mesh.size() <= 1 && (k_.mesh_axes.empty() || k_.mesh_axes[0].empty())) return std::to_string(k_.devices);
+    return mesh_string(k_.mesh, k_.mesh_axes);
+  }
+
   std::string expr(const Expr& e) const {
     switch (e.kind) {
       case ExprKind::Const: {
@@ -187,6 +193,7 @@ class Printer {
       case ExprKind::SemRead: return typed(e, "sem_read(" + sem(*e.sem) + ")");
       case ExprKind::AsmOutput: return typed(e, "asm#" + std::to_string(e.asm_id) + "." + std::to_string(e.index));
       case ExprKind::PtxOp: return typed(e, "ptx." + e.name + "(" + args(e) + ")");
+      case ExprKind::MeshDevice: return typed(e, "mesh_device(" + args(e) + ")");
     }
     return "?";
   }
@@ -283,6 +290,14 @@ class Printer {
       case StmtKind::DmaRetire:
         line(depth, "dma_retire " + sem(s.sem) + ", " + std::to_string(s.bytes) + " bytes", s.range);
         break;
+      case StmtKind::ScopeEnter:
+      case StmtKind::ScopeExit: {
+        std::string names;
+        for (int r : s.scope_refs) names += (names.empty() ? " %" : ", %") + k_.refs[r].name;
+        for (int m : s.scope_sems) names += (names.empty() ? " %" : ", %") + k_.sems[m].name;
+        line(depth, (s.kind == StmtKind::ScopeEnter ? "scope_enter" : "scope_exit") + names, s.range);
+        break;
+      }
     }
   }
 

@@ -45,4 +45,17 @@ std::string type_string(const Type& type) {
   return "?";
 }
 
+std::string mesh_string(const Shape& mesh, const std::vector<std::string>& axis_names) {
+  std::string out;
+  for (size_t a = 0; a < mesh.size(); ++a) {
+    out += (a ? ", " : "") + (axis_names[a].empty() ? "" : axis_names[a] + ": ") + std::to_string(mesh[a]);
+  }
+  return out;
+}
+
+std::string mesh_axis_label(const std::vector<std::string>& axis_names, size_t axis) {
+  const std::string& name = axis_names[axis];
+  return name.empty() ? "mesh axis " + std::to_string(axis) : "mesh axis `" + name + "`";
+}
+
 }  // namespace kdt

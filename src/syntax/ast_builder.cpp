@@ -154,7 +154,7 @@ class AstBuilder {
       out.type = std::make_unique<ast::TileTypeExpr>();
       out.type->range = range(v->typeName());
       type_name(v->typeName(), out.type->dtype, out.type->type_name);
-      if (out.type->type_name.text == "dma") out.kind = ast::FnParam::Kind::Dma;
+      if (ast::is_descriptor_type(*out.type)) out.kind = ast::FnParam::Kind::Dma;
     }
     return out;
   }
@@ -167,7 +167,10 @@ class AstBuilder {
     for (KDParser::KernelAttrContext* a : ctx->kernelAttr()) {
       ast::KernelAttr attr;
       attr.name = name(a->IDENT());
-      for (KDParser::ExprContext* e : a->expr()) attr.args.push_back(expr(e));
+      for (KDParser::AttrArgContext* arg : a->attrArg()) {
+        attr.args.push_back(expr(arg->expr()));
+        attr.arg_names.push_back(arg->IDENT() ? name(arg->IDENT()) : ast::Name{});
+      }
       attr.range = range(a);
       out.attrs.push_back(std::move(attr));
     }
@@ -489,6 +492,27 @@ class AstBuilder {
         // so it cannot be any binding); only `dtype=` accepts it.
         out.value = make(ast::Expr::Kind::Name, k->dtype());
         out.value->spelling = k->dtype()->getText();
+      } else if (KDParser::DeviceCoordsContext* coords = k->deviceCoords()) {
+        out.value = make(ast::Expr::Kind::DeviceCoords, coords);
+        auto named = [&](KDParser::NamedCoordContext* c) {
+          ast::Arg coord;
+          coord.kind = ast::Arg::Kind::Keyword;
+          coord.keyword = name(c->IDENT());
+          coord.value = expr(c->expr());
+          coord.range = range(c);
+          return coord;
+        };
+        if (KDParser::NamedCoordContext* single = coords->namedCoord()) out.value->args.push_back(named(single));
+        for (KDParser::MeshCoordContext* c : coords->meshCoord()) {
+          if (c->namedCoord()) {
+            out.value->args.push_back(named(c->namedCoord()));
+            continue;
+          }
+          ast::Arg coord;
+          coord.value = expr(c->expr());
+          coord.range = range(c);
+          out.value->args.push_back(std::move(coord));
+        }
       } else {
         out.value = expr(k->expr());
       }

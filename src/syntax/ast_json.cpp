@@ -1,5 +1,6 @@
 #include "kdt/syntax/ast_json.h"
 
+#include <algorithm>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -50,7 +51,8 @@ class AstJson {
   ordered_json expr(const ast::Expr& e) const {
     using K = ast::Expr::Kind;
     static const char* const kinds[] = {"IntLiteral", "FloatLiteral", "BoolLiteral", "Name", "Unary",
-                                        "Binary",     "Ternary",      "Call",        "Index", "Asm"};
+                                        "Binary",     "Ternary",      "Call",        "Index", "Asm",
+                                        "DeviceCoords"};
     ordered_json j = node(kinds[static_cast<int>(e.kind)], e.range);
     switch (e.kind) {
       case K::IntLiteral:
@@ -59,8 +61,9 @@ class AstJson {
       case K::Name: j["name"] = e.spelling; break;
       case K::Unary: j["op"] = ast::unary_op_spelling(e.unary_op); break;
       case K::Binary: j["op"] = ast::binary_op_spelling(e.binary_op); break;
+      case K::DeviceCoords:
       case K::Call: {
-        j["callee"] = e.spelling;
+        if (e.kind == K::Call) j["callee"] = e.spelling;
         ordered_json args = ordered_json::array();
         for (const ast::Arg& a : e.args) args.push_back(arg(a));
         j["args"] = std::move(args);
@@ -264,6 +267,11 @@ class AstJson {
       ordered_json aj = node("KernelAttr", a.range);
       aj["name"] = name(a.name);
       aj["args"] = exprs(a.args);
+      if (std::any_of(a.arg_names.begin(), a.arg_names.end(), [](const ast::Name& n) { return !n.text.empty(); })) {
+        ordered_json names = ordered_json::array();
+        for (const ast::Name& n : a.arg_names) names.push_back(n.text.empty() ? ordered_json() : name(n));
+        aj["argNames"] = std::move(names);
+      }
       attrs.push_back(std::move(aj));
     }
     j["attrs"] = std::move(attrs);

@@ -402,18 +402,26 @@ def deterministic():
         check(f"deterministic {name}", a(name), b(name), rtol=0, atol=0)
 
 
+# The modes and orders every multi-device sample runs in.
+MULTI_DEVICE_RUNS = [("on_wait", order, dma_order) for order in ("forward", "reverse", "shuffle")
+                     for dma_order in ("fifo", "lifo", "shuffle")] + \
+                    [("eager", "forward", "lifo"), ("eager", "reverse", "shuffle"), ("eager", "shuffle", "fifo")]
+
+
+def check_multi_device_runs(sample, inputs, output, want):
+    """Runs SAMPLE.kd in every MULTI_DEVICE_RUNS mode and order; its OUTPUT must be WANT."""
+    for mode, order, dma_order in MULTI_DEVICE_RUNS:
+        o = run(sample + ".kd", inputs, ["--dma-mode", mode, "--program-order", order, "--dma-order", dma_order])
+        check(f"{sample} {mode} {order} {dma_order}", o(output), want, rtol=1e-5, atol=1e-5)
+
+
 @test
 def ring_allreduce():
     """Reduce-scatter + all-gather around a ring of 4 devices: every device ends
     with the sum over devices, in every program order and DMA completion order."""
     x = f32(4, 64, 128)
     want = np.broadcast_to(x.astype(np.float64).sum(axis=0), x.shape).astype(np.float32)
-    runs = [("on_wait", order, dma_order) for order in ("forward", "reverse", "shuffle")
-            for dma_order in ("fifo", "lifo", "shuffle")] + [("eager", "shuffle", "shuffle")]
-    for mode, order, dma_order in runs:
-        o = run("ring_allreduce.kd", {"x": x},
-                ["--dma-mode", mode, "--program-order", order, "--dma-order", dma_order])
-        check(f"ring_allreduce {mode} {order} {dma_order}", o("out"), want, rtol=1e-5, atol=1e-5)
+    check_multi_device_runs("ring_allreduce", {"x": x}, "out", want)
 
 
 @test
@@ -443,6 +451,50 @@ def generic_matmul():
     check("generic_matmul bf16 d", bf16_to_f32(o("d")), want, rtol=2**-8, atol=1e-3)
     check("generic_matmul bf16 d32", o("d32"), want.astype(np.float32), rtol=1e-5, atol=1e-4)
 
+
+@test
+def mesh_allreduce():
+    """A ring along y in each row, then along x, on a devices(x: 2, y: 4) mesh:
+    every device ends with the sum of all 8 inputs ([2, 4, R, C], mesh-major)."""
+    data = f32(2, 4, 8, 256)
+    total = data.astype(np.float64).sum(axis=(0, 1))
+    want = np.broadcast_to(total, data.shape).astype(np.float32)
+    check_multi_device_runs("mesh_allreduce", {"data": data}, "out", want)
+
+
+@test
+def reduce_scatter():
+    """Bidirectional reduce-scatter around the y rings of a devices(x: 2, y: 4)
+    mesh: device (a, b) ends with the sum over its row of every block b."""
+    partials = f32(2, 4, 4, 16, 128)  # [x, y, block, B, C]
+    p64 = partials.astype(np.float64)
+    want = np.empty((2, 4, 16, 128))
+    for a in range(2):
+        for b in range(4):
+            want[a, b] = sum(p64[a, k, b] for k in range(4))
+    check_multi_device_runs("reduce_scatter", {"partials": partials}, "out", want.astype(np.float32))
+
+
+
+@test
+def scoped_barrier():
+    """A ring all-reduce on devices(4) whose step loop declares its own scratch
+    and semaphores (run_scoped) and a double barrier: every device ends with
+    the sum of all 4 inputs ([4, R, C], device-major)."""
+    data = f32(4, 8, 256)
+    total = data.astype(np.float64).sum(axis=0)
+    want = np.broadcast_to(total, data.shape).astype(np.float32)
+    check_multi_device_runs("scoped_barrier", {"data": data}, "out", want)
+
+
+@test
+def peer_scratch():
+    """Remote copies into the right neighbour's scratch, one plain and one
+    accumulating (add=true): y[d] = x[d] + 3 * x[left of d] ([4, P, C],
+    device-major)."""
+    x = f32(4, 4, 256)
+    want = x + 3 * np.roll(x, 1, axis=0)
+    check_multi_device_runs("peer_scratch", {"x": x}, "y", want)
 
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -31,9 +31,11 @@ using kdt::test::shell_quote;
 using kdt::test::TempDir;
 
 const std::vector<std::string> kSingleDevice = {
-    "accumulate_blocks", "dma_pipeline",   "hash_rng",  "layernorm", "matmul",  "mixed_precision", "partial_accumulate",
-    "ptx_fallback",      "ptx_translate", "ragged_edge", "reduction", "softmax", "stencil"};
-const std::vector<std::string> kMultiDevice = {"all_gather", "remote_accumulate", "ring_exchange"};
+    "accumulate_blocks", "collatz",       "dma_pipeline", "fifo_hazard", "generic_matmul", "hash_rng",
+    "layernorm",         "matmul",        "mixed_precision", "partial_accumulate", "ptx_fallback", "ptx_translate",
+    "ragged_edge",       "reduction",     "softmax",      "stencil"};
+const std::vector<std::string> kMultiDevice = {"all_gather",        "mesh_allreduce", "peer_scratch", "reduce_scatter",
+                                                "remote_accumulate", "ring_allreduce", "ring_exchange", "scoped_barrier"};
 std::vector<std::string> all_samples() {
   std::vector<std::string> all = kSingleDevice;
   all.insert(all.end(), kMultiDevice.begin(), kMultiDevice.end());

@@ -118,6 +118,31 @@ TEST_SUITE("check") {
     CHECK(ir.find("store %o[%p, add(%r_start, %i) : i32] = %v") != std::string::npos);
   }
 
+  TEST_CASE("lowering: a returned descriptor (-> dma) is the caller's, its indices evaluated in the function") {
+    auto c = check(
+        "fn describe(x: f32[4] @global, b: f32[8] @shared, s: sem dma, i: i32) -> dma {\n"
+        "    return dma(x, b[ds(i, 4)], s);\n"
+        "}\n"
+        "fn start(x: f32[4] @global, b: f32[8] @shared, s: sem dma) -> (i32, dma) {\n"
+        "    return (7, dma_start(x, b[0:4], s));\n"
+        "}\n"
+        "kernel k(x: in f32[4] @global, o: out f32[4] @global, r: out i32[1] @global) grid(1) {\n"
+        "    scratch buf: f32[8] @shared;\n"
+        "    sem s: dma;\n"
+        "    let c = describe(x, buf, s, 2);\n"
+        "    dma_start(c);\n"
+        "    dma_wait(c);\n"
+        "    let (n, d) = start(x, buf, s);\n"
+        "    dma_wait(d);\n"
+        "    r[0] = n;\n"
+        "    o[...] = buf[2:6];\n"
+        "}\n");
+    std::string ir = ir_of(*c);
+    CHECK(ir.find("dma_start %x[:] -> %buf[%i +: 4] sem %s, 16 bytes  ; line 11:5") != std::string::npos);
+    CHECK(ir.find("dma_start %x[:] -> %buf[0 +: 4] sem %s, 16 bytes  ; line 5:16") != std::string::npos);
+    CHECK(ir.find("dma_wait %s, 16 bytes  ; line 14:5") != std::string::npos);
+  }
+
   TEST_CASE("lowering: a call in one branch of ?: or on the right of && runs only when chosen") {
     auto c = check(
         "fn peek(r: in f32[4] @global, i: i32) -> f32 { return r[i]; }\n"

@@ -68,6 +68,14 @@ TEST_SUITE("samples") {
     golden("dma_pipeline.kd", "ir", "dma_pipeline.ir");
     golden("ring_exchange.kd", "ir", "ring_exchange.ir");
     golden("ptx_fallback.kd", "ir", "ptx_fallback.ir");
+    golden("mesh_allreduce.kd", "ir", "mesh_allreduce.ir");  // functions and descriptors expanded
+    golden("reduce_scatter.kd", "ir", "reduce_scatter.ir");
+    golden("scoped_barrier.kd", "ir", "scoped_barrier.ir");  // scope_enter / scope_exit in the step loop
+    golden("ring_allreduce.kd", "ir", "ring_allreduce.ir");
+    golden("generic_matmul.kd", "ir", "generic_matmul.ir");  // instances named after their generics
+    golden("peer_scratch.kd", "ir", "peer_scratch.ir");      // returned descriptors
+    golden("collatz.kd", "ir", "collatz.ir");                // while, data-dependent
+    golden("fifo_hazard.kd", "ir", "fifo_hazard.ir");
   }
 
   // The IR after discharge: what the C++ emitter reads.
@@ -80,11 +88,14 @@ TEST_SUITE("samples") {
   TEST_CASE("golden --emit=cpp") {
     golden("accumulate_blocks.kd", "cpp", "accumulate_blocks.cpp");
     golden("ptx_translate.kd", "cpp --no-checks", "ptx_translate.no-checks.cpp");
+    golden("scoped_barrier.kd", "cpp", "scoped_barrier.cpp");  // the checks at each scope's entry and exit
   }
 
   TEST_CASE("golden --emit=cuda") {
     golden("accumulate_blocks.kd", "cuda --arch=sm_90", "accumulate_blocks.sm_90.cu");
     golden("dma_pipeline.kd", "cuda --arch=sm_80", "dma_pipeline.sm_80.cu");
     golden("ring_exchange.kd", "cuda --arch=sm_90", "ring_exchange.sm_90.cu");
+    golden("mesh_allreduce.kd", "cuda --arch=sm_80", "mesh_allreduce.sm_80.cu");  // mesh ids as linear ids
+    golden("peer_scratch.kd", "cuda --arch=sm_90", "peer_scratch.sm_90.cu");  // remote DMAs into @shared, staged
   }
 }

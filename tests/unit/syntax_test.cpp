@@ -85,6 +85,11 @@ std::string sx(const ast::Expr& e) {
       return out + ")";
     }
     case K::Asm: return "(asm)";
+    case K::DeviceCoords: {
+      std::string out = "(device";
+      for (const ast::Arg& a : e.args) out += " " + (a.kind == ast::Arg::Kind::Keyword ? a.keyword.text + "=" : "") + sx(*a.value);
+      return out + ")";
+    }
   }
   return "?";
 }

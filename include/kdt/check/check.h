@@ -29,6 +29,9 @@ struct Symbol {
   // A ref parameter of a function: the first place its body writes it
   // (a store or a DMA into it), for `write-to-input` at the calls.
   SourceRange first_write;
+  // A scratch buffer or semaphore declared in a function body (section 12):
+  // scoped to the call, so a returned descriptor may not name it.
+  bool function_local = false;
   // Unique within its kernel, so that emitted names never collide.
   int id = 0;
 };

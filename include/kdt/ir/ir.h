@@ -47,6 +47,7 @@ struct Semaphore {
   int64_t count = 1;  // array length (1 for a single semaphore; rows x cols for 2-D)
   bool is_array = false;
   int64_t cols = 0;   // a 2-D array's columns (`sem s[2, 3]`), 0 otherwise
+  bool peer_raised = false;  // a remote DMA or signal (`device=`) names it
 };
 
 struct ScalarParam {
@@ -103,6 +104,8 @@ enum class ExprKind {
   AsmOutput,    // output `index` of asm block `asm_id` (evaluated by an AsmStmt)
   PtxOp,        // a translated PTX instruction: kdt_rt::ptx::`name`(operands...),
                 // exact to the PTX ISA (discharge/ptx_translate.cpp)
+  MeshDevice,   // `device=(d0, d1, ...)`: the linear id of one coordinate per mesh
+                // axis (operands), each checked against its axis on the C++ path
 };
 
 enum class UnaryOp { Neg, Not, BitNot };
@@ -177,6 +180,12 @@ enum class StmtKind {
   // Discharged forms (discharge.cpp):
   DmaIssue,   // start DMA `dma_id`: capture its views, move data if eager
   DmaRetire,  // retire the oldest DMA on `sem` of `bytes`, moving data if on_wait
+  // Scoped declarations (section 17): a block other than the kernel body
+  // entered (its scratch `scope_refs` uninitialised again) and left (no DMA
+  // in flight on `scope_sems` or into/out of `scope_refs`; its semaphores
+  // that peers cannot raise back at 0).
+  ScopeEnter,
+  ScopeExit,
 };
 
 enum class StoreOp { Assign, Add, Sub, Mul };
@@ -209,6 +218,8 @@ struct Stmt {
   bool add = false;
   int64_t bytes = 0;                // DMA byte count
   int dma_id = -1;                  // DmaIssue: index into Kernel::dmas
+  std::vector<int> scope_refs;      // ScopeEnter, ScopeExit: scratch declared in the block
+  std::vector<int> scope_sems;      // ScopeExit: semaphores declared in the block
   // The first statement of an expanded function call: the instance
   // (`f<T = bf16>`) and the call, for the comment printed above it.
   std::string inlined;
@@ -264,6 +275,8 @@ struct Kernel {
   SourceRange range;
   std::vector<int64_t> grid;
   int64_t devices = 1;
+  std::vector<int64_t> mesh;            // one size per mesh axis (section 15); product = devices
+  std::vector<std::string> mesh_axes;   // their names, empty when unnamed
   std::optional<int64_t> threads;
   std::vector<Ref> refs;           // parameters first (in order), then scratch
   std::vector<ScalarParam> scalars;

@@ -73,6 +73,15 @@ inline T checked_divisor(T divisor, const SourceLoc& loc) {
   return divisor;
 }
 
+// One coordinate of `device=(d0, d1, ...)` (spec section 15).
+inline int32_t checked_coordinate(int64_t c, int64_t size, const char* axis, const SourceLoc& loc) {
+  if (c < 0 || c >= size) {
+    fail(Code::OutOfBounds, loc,
+         "device coordinate " + std::to_string(c) + " is outside " + axis + " of size " + std::to_string(size));
+  }
+  return static_cast<int32_t>(c);
+}
+
 inline int checked_device(int64_t device, int64_t devices, const SourceLoc& loc) {
   if (device < 0 || device >= devices) {
     fail(Code::OutOfBounds, loc,

@@ -52,6 +52,13 @@ struct DmaRecord {
 struct DmaSemaphore {
   std::deque<std::shared_ptr<DmaRecord>> in_flight;
   uint64_t waits = 0;  // waits that retired a DMA here (--dma-order=shuffle draws from it)
+  // sem_read (spec section 7): the bytes of the DMAs not yet waited here, as
+  // if all had landed (a read lands them first, section 17).
+  int64_t unwaited_bytes() const {
+    int64_t bytes = 0;
+    for (const std::shared_ptr<DmaRecord>& d : in_flight) bytes += d->bytes;
+    return bytes;
+  }
 };
 
 // The DMA a wait for `bytes` retires (spec section 16, --dma-order), taken

@@ -145,24 +145,33 @@ class DeviceScheduler {
     state_[d] = State::Running;
   }
 
-  // sem_read of `value` (a semaphore's counter) by `device`: a scheduling point.
-  int64_t read_semaphore(int device, const int64_t& value) {
+  // sem_read by `device`: a scheduling point. `count()` reads the
+  // semaphore's value; `land()` first lands what a read may complete (the
+  // reader's DMAs on a DMA semaphore; nothing for a regular one).
+  template <class Count, class Land>
+  int64_t read_semaphore(int device, const Count& count, const Land& land) {
     yield(device);
-    return value;
+    land();
+    return count();
   }
 
-  // The same inside a `while` loop, at read site `site`: a poll. When it
-  // finds the counter as it did the last time, with no effect of the
-  // device in between, the device is blocked (`info`) until the counter changes.
-  int64_t poll_semaphore(int device, const int64_t& value, int site, const BlockedWait& info) {
+  // The same inside a `while` loop, at read site `site` of semaphore `key`:
+  // a poll. When it finds the value as it did the last time, with no effect
+  // of the device in between, the device is blocked (`info`) until the
+  // value changes.
+  template <class Count, class Land>
+  int64_t poll_semaphore(int device, const void* key, const Count& count, const Land& land, int site,
+                         const BlockedWait& info) {
     yield(device);
     size_t d = static_cast<size_t>(device);
     Poll& last = polls_[d][site];
-    if (last.counter == &value && last.value == value && last.effects == effects_[d]) {
-      const int64_t seen = value;
-      wait_until(device, [&] { return value != seen; }, info);
+    if (last.counter == key && last.value == count() && last.effects == effects_[d]) {
+      const int64_t seen = count();
+      wait_until(device, [&] { return count() != seen; }, info);
     }
-    last = Poll{&value, value, effects_[d]};
+    land();
+    const int64_t value = count();
+    last = Poll{key, value, effects_[d]};
     return value;
   }
 
@@ -174,7 +183,7 @@ class DeviceScheduler {
   enum class State { Ready, Running, Yielding, Blocked, Done };
   struct Aborted {};
   struct Poll {
-    const int64_t* counter = nullptr;
+    const void* counter = nullptr;
     int64_t value = 0;
     uint64_t effects = 0;
   };

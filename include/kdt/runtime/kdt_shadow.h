@@ -363,6 +363,38 @@ inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock&
   if (!dma.has_src_sem) retire_source(dma, c);
 }
 
+// The block of scoped scratch `r` is entered (spec section 17): its
+// elements are uninitialised again, and a DMA already in flight into it (a
+// peer's remote DMA, started before this program entered) is a race: it
+// must be ordered after the entry.
+inline void enter_scope(RefShadow& r, const SourceLoc& entry) {
+  for (const Claim& c : r.claims) {
+    if (!c.destination) continue;
+    RunError e;
+    e.code = Code::Race;
+    e.message = std::string("this remote DMA into `") + r.name +
+                "` was started before the receiving program entered the block that declares it";
+    e.loc = c.dma->loc;
+    e.notes.push_back({"the block is entered here", entry});
+    throw RunFailure{std::move(e)};
+  }
+  std::fill(r.written.begin(), r.written.end(), uint8_t{0});
+}
+
+// The block of scoped scratch `r` ends (spec section 17): no DMA may
+// still be in flight into or out of it.
+inline void check_scope_scratch(const RefShadow& r, const SourceLoc& end) {
+  if (r.claims.empty()) return;
+  const Claim& c = r.claims.front();
+  RunError e;
+  e.code = Code::SemaphoreLeak;
+  e.message = std::string("this DMA is still in flight ") + (c.destination ? "into" : "out of") + " `" + r.name +
+              "` when the block that declares it ends";
+  e.loc = c.dma->loc;
+  e.notes.push_back({"the block ends here", end});
+  throw RunFailure{std::move(e)};
+}
+
 }  // namespace kdt_rt
 
 #endif  // KDT_RUNTIME_KDT_SHADOW_H

@@ -46,6 +46,9 @@ struct Type {
   // Dma: `add=true`, and remote (`device=`).
   bool dma_add = false;
   bool dma_remote = false;
+  // Dma: a scratch buffer or semaphore declared in a function body that the
+  // descriptor names; a function may not return it (it would outlive them).
+  std::string dma_local;
   std::vector<Type> elements;
 
   static Type error() { return {}; }
@@ -77,6 +80,10 @@ struct Type {
 };
 
 std::string shape_string(const Shape& shape);
+// A device mesh (spec section 15) as written: `x: 2, y: 4`, `2, 4`, `8`.
+std::string mesh_string(const Shape& mesh, const std::vector<std::string>& axis_names);
+// One mesh axis in messages: "mesh axis `y`", or "mesh axis 1" when unnamed.
+std::string mesh_axis_label(const std::vector<std::string>& axis_names, size_t axis);
 // `f32[8, 128]`, `f32[8, 128] @shared`, `i32`, `sem[2]: dma`.
 std::string type_string(const Type& type);
 

@@ -42,6 +42,9 @@ struct TileTypeExpr {
   SourceRange range;
 };
 
+// `dma` as a parameter or result type: a DMA descriptor (section 16).
+inline bool is_descriptor_type(const TileTypeExpr& t) { return t.type_name.text == "dma" && t.dims.empty(); }
+
 struct Block {
   std::vector<StmtPtr> stmts;
   SourceRange range;
@@ -108,7 +111,9 @@ struct AsmBlock {
 };
 
 struct Expr {
-  enum class Kind { IntLiteral, FloatLiteral, BoolLiteral, Name, Unary, Binary, Ternary, Call, Index, Asm };
+  // DeviceCoords: `(d0, d1)` or `(y: e)` as the value of `device=` (section
+  // 15), one Arg per coordinate (a Keyword arg names its mesh axis).
+  enum class Kind { IntLiteral, FloatLiteral, BoolLiteral, Name, Unary, Binary, Ternary, Call, Index, Asm, DeviceCoords };
   Kind kind = Kind::IntLiteral;
   SourceRange range;
   bool parenthesized = false;
@@ -196,6 +201,7 @@ struct Param {
 struct KernelAttr {
   Name name;  // grid, devices, threads
   std::vector<ExprPtr> args;
+  std::vector<Name> arg_names;  // parallel to args: `x` of `devices(x: 2)`, empty when unnamed
   SourceRange range;
 };
 
@@ -207,7 +213,9 @@ struct Kernel {
   SourceRange range;
   // Filled by the checker.
   std::vector<int64_t> grid;
-  int64_t devices = 1;
+  int64_t devices = 1;                // the product of `mesh`
+  std::vector<int64_t> mesh;          // devices(D0, D1, ...): one size per mesh axis
+  std::vector<std::string> mesh_axes;  // parallel to mesh: the axis names, empty when unnamed
   std::optional<int64_t> threads;
 };
 

@@ -60,6 +60,10 @@ struct DmaQueue {
   unsigned phase;
   int head;
   int n;
+  // Bytes started and not yet waited: what sem_read of a DMA semaphore
+  // returns (spec section 7 allows any value up to it). Kept only for the
+  // semaphores a kernel reads.
+  long long unwaited;
 };
 __device__ inline int dma_push(DmaQueue& q, int kind) {
   if (q.n >= kQueue) __trap();  // more DMAs in flight on one semaphore than the queue holds

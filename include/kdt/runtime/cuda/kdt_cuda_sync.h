@@ -58,6 +58,67 @@ __device__ inline int32_t read_sys(const unsigned long long* counter, void* scra
   return v;
 }
 
+// ----- staging rings: remote DMAs into @shared (spec section 7) -----
+// One ring per (program, semaphore element) in the receiver's sync buffer:
+// its tail (tickets the senders take) and head (the receiver's next slot),
+// then kQueue slots. A slot starts with its turn: 2L while free for lap L,
+// 2L + 1 once lap L's sender published it; the receiver's release makes it
+// 2L + 2. Then the site and the destination's starts (stage_header), then
+// the payload.
+__device__ inline unsigned long long* stage_turn(unsigned char* slot) { return reinterpret_cast<unsigned long long*>(slot); }
+__device__ inline long long* stage_header(unsigned char* slot) { return reinterpret_cast<long long*>(slot + 8); }
+__device__ inline void wait_turn(const unsigned long long* turn, unsigned long long want) {
+  const unsigned long long start = global_timer();
+  while (static_cast<unsigned long long>(load_acquire_sys(turn)) != want) {
+    __nanosleep(64);
+    if (global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) __trap();  // the receiver never frees the slot
+  }
+}
+// Block-uniform: thread 0's slot pointer, shared with the block through `scratch`.
+__device__ inline unsigned char* share_slot(unsigned char* slot, void* scratch) {
+  if (threadIdx.x == 0) *static_cast<unsigned char**>(scratch) = slot;
+  __syncthreads();
+  unsigned char* const out = *static_cast<unsigned char* const*>(scratch);
+  __syncthreads();
+  return out;
+}
+// Block-uniform (sender): the slot of the next ticket, once the receiver
+// has applied its previous lap.
+__device__ inline unsigned char* stage_claim(unsigned char* ring, long long slot_bytes, void* scratch) {
+  __syncthreads();
+  unsigned char* slot = nullptr;
+  if (threadIdx.x == 0) {
+    const unsigned long long ticket = atomicAdd_system(reinterpret_cast<unsigned long long*>(ring), 1ull);
+    slot = ring + 16 + static_cast<long long>(ticket % kQueue) * slot_bytes;
+    wait_turn(stage_turn(slot), 2 * (ticket / kQueue));
+  }
+  return share_slot(slot, scratch);
+}
+// Block-uniform (sender): after every thread's writes into the slot, it is ready.
+__device__ inline void stage_publish(unsigned char* slot) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    atomicAdd_system(stage_turn(slot), 1ull);
+  }
+  __syncthreads();
+}
+// Block-uniform (receiver): the oldest slot, once its sender published it.
+__device__ inline unsigned char* stage_take(unsigned char* ring, long long slot_bytes, void* scratch) {
+  __syncthreads();
+  unsigned char* slot = nullptr;
+  if (threadIdx.x == 0) {
+    unsigned long long* const head = reinterpret_cast<unsigned long long*>(ring) + 1;
+    const unsigned long long ticket = *head;  // only this program moves its head
+    *head = ticket + 1;
+    slot = ring + 16 + static_cast<long long>(ticket % kQueue) * slot_bytes;
+    wait_turn(stage_turn(slot), 2 * (ticket / kQueue) + 1);
+  }
+  return share_slot(slot, scratch);
+}
+// Block-uniform (receiver): after every thread's reads, the slot is free.
+__device__ inline void stage_release(unsigned char* slot) { stage_publish(slot); }
+
 #ifndef __CUDACC_RTC__
 // ----- host: launching a devices(N) kernel -----
 // Holds the devices and streams of one multi-device launch. prepare() zeroes

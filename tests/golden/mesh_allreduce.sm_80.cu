@@ -1,0 +1,412 @@
+namespace kdt_kernels {
+
+// Peer table of `mesh_allreduce`: entry d is device d's copy (peer access enabled by the caller).
+struct mesh_allreduce_peers {
+  float* hbm[8];
+  unsigned long long* sync[8];  // sync buffers (mesh_allreduce_sync_bytes each)
+};
+// Kernel `mesh_allreduce`: grid [2] = 2 blocks of 128 threads, 5312 bytes of dynamic shared memory.
+__global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, float* out, float* hbm, const mesh_allreduce_peers kdt_peers, const int32_t kdt_device)
+{
+  extern __shared__ __align__(128) unsigned char kdt_smem[];
+  const int64_t kdt_tid = threadIdx.x;
+  const int64_t kdt_nt = blockDim.x;
+  (void)kdt_tid;
+  (void)kdt_nt;
+  unsigned char* const kdt_red = kdt_smem + 4096;
+  (void)kdt_red;
+  const int64_t kdt_flat = blockIdx.x;
+  const int32_t kdt_pid0 = static_cast<int32_t>(kdt_flat / 1 % 2);
+  (void)kdt_pid0;
+  float* const kdt_s_receive_scratch = reinterpret_cast<float*>(kdt_smem + 0);  // scratch f32[8, 128] @shared
+  (void)kdt_s_receive_scratch;
+  // semaphore `barrier`: counters in the sync buffer (other devices raise it)
+  // semaphore `capacity`: counters in the sync buffer (other devices raise it)
+  // semaphore `recv`: counters in the sync buffer (other devices raise it)
+  kdt_cu::DmaQueue kdt_q_send[2] = {};
+  unsigned char* const kdt_bar_send = kdt_smem + 5120;
+  kdt_cu::DmaQueue kdt_q_copy_sem[1] = {};
+  unsigned char* const kdt_bar_copy_sem = kdt_smem + 5248;
+  if (kdt_tid == 0) {
+    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 5120 + 8 * b_);
+    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 5248 + 8 * b_);
+    kdt_cu::mbar_init_fence();
+  }
+  __syncthreads();
+#line 80 "samples/mesh_allreduce.kd"
+  int32_t c0 = kdt_cu::op_mul(kdt_pid0, int32_t(128));
+  (void)c0;
+#line 81 "samples/mesh_allreduce.kd"
+  int32_t me = kdt_device;
+  (void)me;
+#line 84 "samples/mesh_allreduce.kd"
+  int32_t ny = int32_t(4);
+  (void)ny;
+#line 85 "samples/mesh_allreduce.kd"
+  int32_t right_y = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)), int32_t(1)), ny);
+  (void)right_y;
+#line 86 "samples/mesh_allreduce.kd"
+  int32_t left_y = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub(kdt_cu::op_add(kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)), ny), int32_t(1)), ny);
+  (void)left_y;
+#line 87 "samples/mesh_allreduce.kd"
+  int32_t right_y_id = kdt_cu::op_add(kdt_cu::op_sub(me, kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4))), right_y);
+  (void)right_y_id;
+#line 88 "samples/mesh_allreduce.kd"
+  int32_t left_y_id = kdt_cu::op_add(kdt_cu::op_sub(me, kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4))), left_y);
+  (void)left_y_id;
+#line 90 "samples/mesh_allreduce.kd"
+  int32_t nx = int32_t(2);
+  (void)nx;
+#line 91 "samples/mesh_allreduce.kd"
+  int32_t right_x = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)), int32_t(1)), nx);
+  (void)right_x;
+#line 92 "samples/mesh_allreduce.kd"
+  int32_t left_x = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub(kdt_cu::op_add(kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)), nx), int32_t(1)), nx);
+  (void)left_x;
+#line 93 "samples/mesh_allreduce.kd"
+  int32_t right_x_id = kdt_cu::op_add(me, kdt_cu::op_mul(kdt_cu::op_sub(right_x, kdt_cu::int_div<int32_t>(kdt_device, int32_t(4))), ny));
+  (void)right_x_id;
+#line 94 "samples/mesh_allreduce.kd"
+  int32_t left_x_id = kdt_cu::op_add(me, kdt_cu::op_mul(kdt_cu::op_sub(left_x, kdt_cu::int_div<int32_t>(kdt_device, int32_t(4))), ny));
+  (void)left_x_id;
+  // ring_prologue (KD function), expanded here
+#line 98 "samples/mesh_allreduce.kd"
+  int32_t dma_device = (kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)) * 4 + right_y);
+  (void)dma_device;
+#line 99 "samples/mesh_allreduce.kd"
+  int32_t left = left_y_id;
+  (void)left;
+#line 99 "samples/mesh_allreduce.kd"
+  int32_t right = right_y_id;
+  (void)right;
+  // local_barrier (KD function), expanded here
+#line 47 "samples/mesh_allreduce.kd"
+  int32_t left_2 = left;
+  (void)left_2;
+#line 47 "samples/mesh_allreduce.kd"
+  int32_t right_2 = right;
+  (void)right_2;
+  // signal (KD function), expanded here
+#line 37 "samples/mesh_allreduce.kd"
+  int32_t neighbor = left_2;
+  (void)neighbor;
+#line 30 "samples/mesh_allreduce.kd"
+  kdt_cu::signal_sys((kdt_peers.sync[(neighbor)] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(1));
+  // signal (KD function), expanded here
+#line 38 "samples/mesh_allreduce.kd"
+  int32_t neighbor_2 = right_2;
+  (void)neighbor_2;
+#line 30 "samples/mesh_allreduce.kd"
+  kdt_cu::signal_sys((kdt_peers.sync[(neighbor_2)] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(1));
+#line 39 "samples/mesh_allreduce.kd"
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(2));
+#line 48 "samples/mesh_allreduce.kd"
+  {  // DMA to device `device`: dst = src, 4096 bytes
+    const int64_t start0_ = static_cast<int64_t>(c0);
+    const int64_t start1_ = static_cast<int64_t>(c0);
+    const int32_t device2_ = dma_device;
+    float* const peer3_ = kdt_peers.hbm[device2_];
+    __syncthreads();
+    for (int64_t e4_ = kdt_tid; e4_ < 1024; e4_ += kdt_nt) {
+      const int64_t i4_0_ = (e4_ / 128);
+      (void)i4_0_;
+      const int64_t i4_1_ = e4_ % 128;
+      (void)i4_1_;
+      peer3_[(i4_0_) * 256 + (start1_ + i4_1_)] = data[(i4_0_) * 256 + (start0_ + i4_1_)];
+    }
+    __syncthreads();
+    kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0);
+    kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+  }
+#line 49 "samples/mesh_allreduce.kd"
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64);
+#line 49 "samples/mesh_allreduce.kd"
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+#line 50 "samples/mesh_allreduce.kd"
+  const int64_t start5_ = static_cast<int64_t>(c0);
+  __syncthreads();
+  for (int64_t e6_ = kdt_tid; e6_ < 1024; e6_ += kdt_nt) {
+    const int64_t i6_0_ = (e6_ / 128);
+    (void)i6_0_;
+    const int64_t i6_1_ = e6_ % 128;
+    (void)i6_1_;
+    out[(i6_0_) * 256 + (start5_ + i6_1_)] = 0x0p+0f;
+  }
+  __syncthreads();
+#line 100 "samples/mesh_allreduce.kd"
+  for (int64_t step_it = int32_t(0); step_it < ny; step_it += 1) {
+    const int32_t step = static_cast<int32_t>(step_it);
+    (void)step;
+#line 101 "samples/mesh_allreduce.kd"
+    int32_t working_slot = kdt_cu::int_rem<int32_t>(step, int32_t(2));
+    (void)working_slot;
+#line 102 "samples/mesh_allreduce.kd"
+    int32_t receiving_slot = kdt_cu::op_sub(int32_t(1), working_slot);
+    (void)receiving_slot;
+    // reduce_step (KD function), expanded here
+#line 105 "samples/mesh_allreduce.kd"
+    int32_t dma_device_2 = (kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)) * 4 + right_y);
+    (void)dma_device_2;
+#line 106 "samples/mesh_allreduce.kd"
+    int32_t left_3 = left_y_id;
+    (void)left_3;
+    // signal (KD function), expanded here
+#line 60 "samples/mesh_allreduce.kd"
+    int32_t neighbor_3 = left_3;
+    (void)neighbor_3;
+#line 30 "samples/mesh_allreduce.kd"
+    kdt_cu::signal_sys((kdt_peers.sync[(neighbor_3)] + kdt_flat * 6 + 2 + (int32_t(1))), int32_t(1));
+#line 61 "samples/mesh_allreduce.kd"
+    {  // DMA: dst = src, 4096 bytes
+      const int64_t start7_ = static_cast<int64_t>(working_slot);
+      const int64_t start8_ = static_cast<int64_t>(c0);
+      const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start7_) * 2048 + (start8_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
+      if (kdt_async) {
+        __syncthreads();
+        for (int64_t c_ = kdt_tid; c_ < 256; c_ += kdt_nt) {
+          const int64_t row_ = c_ / 32, col_ = c_ % 32;
+          (void)row_;
+          kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start7_) * 2048 + (((row_ / 1) % 8)) * 256 + (start8_ + 0)) + col_ * 16);
+        }
+        kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 1);
+      } else {
+        __syncthreads();
+        for (int64_t e9_ = kdt_tid; e9_ < 1024; e9_ += kdt_nt) {
+          const int64_t i9_0_ = (e9_ / 128);
+          (void)i9_0_;
+          const int64_t i9_1_ = e9_ % 128;
+          (void)i9_1_;
+          kdt_s_receive_scratch[(i9_0_) * 128 + (i9_1_)] = hbm[(start7_) * 2048 + (i9_0_) * 256 + (start8_ + i9_1_)];
+        }
+        __syncthreads();
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 0);
+      }
+    }
+#line 62 "samples/mesh_allreduce.kd"
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(1))), int32_t(1));
+#line 63 "samples/mesh_allreduce.kd"
+    {  // DMA to device `device`: dst = src, 4096 bytes
+      const int64_t start10_ = static_cast<int64_t>(working_slot);
+      const int64_t start11_ = static_cast<int64_t>(c0);
+      const int64_t start12_ = static_cast<int64_t>(receiving_slot);
+      const int64_t start13_ = static_cast<int64_t>(c0);
+      const int32_t device14_ = dma_device_2;
+      float* const peer15_ = kdt_peers.hbm[device14_];
+      __syncthreads();
+      for (int64_t e16_ = kdt_tid; e16_ < 1024; e16_ += kdt_nt) {
+        const int64_t i16_0_ = (e16_ / 128);
+        (void)i16_0_;
+        const int64_t i16_1_ = e16_ % 128;
+        (void)i16_1_;
+        peer15_[(start12_) * 2048 + (i16_0_) * 256 + (start13_ + i16_1_)] = hbm[(start10_) * 2048 + (i16_0_) * 256 + (start11_ + i16_1_)];
+      }
+      __syncthreads();
+      kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0);
+      kdt_cu::signal_sys((kdt_peers.sync[device14_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+    }
+#line 64 "samples/mesh_allreduce.kd"
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64);
+#line 65 "samples/mesh_allreduce.kd"
+    const int64_t start17_ = static_cast<int64_t>(c0);
+    __syncthreads();
+    for (int64_t e18_ = kdt_tid; e18_ < 1024; e18_ += kdt_nt) {
+      const int64_t i18_0_ = (e18_ / 128);
+      (void)i18_0_;
+      const int64_t i18_1_ = e18_ % 128;
+      (void)i18_1_;
+      out[(i18_0_) * 256 + (start17_ + i18_1_)] = kdt_cu::op_add(out[(i18_0_) * 256 + (start17_ + i18_1_)], kdt_s_receive_scratch[(i18_0_) * 128 + (i18_1_)]);
+    }
+    __syncthreads();
+#line 66 "samples/mesh_allreduce.kd"
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64);
+#line 66 "samples/mesh_allreduce.kd"
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+  }
+  // ring_prologue (KD function), expanded here
+#line 113 "samples/mesh_allreduce.kd"
+  int32_t dma_device_3 = (right_x * 4 + kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)));
+  (void)dma_device_3;
+#line 114 "samples/mesh_allreduce.kd"
+  int32_t left_4 = left_x_id;
+  (void)left_4;
+#line 114 "samples/mesh_allreduce.kd"
+  int32_t right_3 = right_x_id;
+  (void)right_3;
+  // local_barrier (KD function), expanded here
+#line 47 "samples/mesh_allreduce.kd"
+  int32_t left_5 = left_4;
+  (void)left_5;
+#line 47 "samples/mesh_allreduce.kd"
+  int32_t right_4 = right_3;
+  (void)right_4;
+  // signal (KD function), expanded here
+#line 37 "samples/mesh_allreduce.kd"
+  int32_t neighbor_4 = left_5;
+  (void)neighbor_4;
+#line 30 "samples/mesh_allreduce.kd"
+  kdt_cu::signal_sys((kdt_peers.sync[(neighbor_4)] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(1));
+  // signal (KD function), expanded here
+#line 38 "samples/mesh_allreduce.kd"
+  int32_t neighbor_5 = right_4;
+  (void)neighbor_5;
+#line 30 "samples/mesh_allreduce.kd"
+  kdt_cu::signal_sys((kdt_peers.sync[(neighbor_5)] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(1));
+#line 39 "samples/mesh_allreduce.kd"
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(2));
+#line 48 "samples/mesh_allreduce.kd"
+  {  // DMA to device `device`: dst = src, 4096 bytes
+    const int64_t start19_ = static_cast<int64_t>(c0);
+    const int64_t start20_ = static_cast<int64_t>(c0);
+    const int32_t device21_ = dma_device_3;
+    float* const peer22_ = kdt_peers.hbm[device21_];
+    __syncthreads();
+    for (int64_t e23_ = kdt_tid; e23_ < 1024; e23_ += kdt_nt) {
+      const int64_t i23_0_ = (e23_ / 128);
+      (void)i23_0_;
+      const int64_t i23_1_ = e23_ % 128;
+      (void)i23_1_;
+      peer22_[(i23_0_) * 256 + (start20_ + i23_1_)] = out[(i23_0_) * 256 + (start19_ + i23_1_)];
+    }
+    __syncthreads();
+    kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0);
+    kdt_cu::signal_sys((kdt_peers.sync[device21_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+  }
+#line 49 "samples/mesh_allreduce.kd"
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64);
+#line 49 "samples/mesh_allreduce.kd"
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+#line 50 "samples/mesh_allreduce.kd"
+  const int64_t start24_ = static_cast<int64_t>(c0);
+  __syncthreads();
+  for (int64_t e25_ = kdt_tid; e25_ < 1024; e25_ += kdt_nt) {
+    const int64_t i25_0_ = (e25_ / 128);
+    (void)i25_0_;
+    const int64_t i25_1_ = e25_ % 128;
+    (void)i25_1_;
+    out[(i25_0_) * 256 + (start24_ + i25_1_)] = 0x0p+0f;
+  }
+  __syncthreads();
+#line 115 "samples/mesh_allreduce.kd"
+  for (int64_t step_2_it = int32_t(0); step_2_it < nx; step_2_it += 1) {
+    const int32_t step_2 = static_cast<int32_t>(step_2_it);
+    (void)step_2;
+#line 116 "samples/mesh_allreduce.kd"
+    int32_t working_slot_2 = kdt_cu::int_rem<int32_t>(step_2, int32_t(2));
+    (void)working_slot_2;
+#line 117 "samples/mesh_allreduce.kd"
+    int32_t receiving_slot_2 = kdt_cu::op_sub(int32_t(1), working_slot_2);
+    (void)receiving_slot_2;
+    // reduce_step (KD function), expanded here
+#line 120 "samples/mesh_allreduce.kd"
+    int32_t dma_device_4 = (right_x * 4 + kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)));
+    (void)dma_device_4;
+#line 121 "samples/mesh_allreduce.kd"
+    int32_t left_6 = left_x_id;
+    (void)left_6;
+    // signal (KD function), expanded here
+#line 60 "samples/mesh_allreduce.kd"
+    int32_t neighbor_6 = left_6;
+    (void)neighbor_6;
+#line 30 "samples/mesh_allreduce.kd"
+    kdt_cu::signal_sys((kdt_peers.sync[(neighbor_6)] + kdt_flat * 6 + 2 + (int32_t(0))), int32_t(1));
+#line 61 "samples/mesh_allreduce.kd"
+    {  // DMA: dst = src, 4096 bytes
+      const int64_t start26_ = static_cast<int64_t>(working_slot_2);
+      const int64_t start27_ = static_cast<int64_t>(c0);
+      const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start26_) * 2048 + (start27_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
+      if (kdt_async) {
+        __syncthreads();
+        for (int64_t c_ = kdt_tid; c_ < 256; c_ += kdt_nt) {
+          const int64_t row_ = c_ / 32, col_ = c_ % 32;
+          (void)row_;
+          kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start26_) * 2048 + (((row_ / 1) % 8)) * 256 + (start27_ + 0)) + col_ * 16);
+        }
+        kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 1);
+      } else {
+        __syncthreads();
+        for (int64_t e28_ = kdt_tid; e28_ < 1024; e28_ += kdt_nt) {
+          const int64_t i28_0_ = (e28_ / 128);
+          (void)i28_0_;
+          const int64_t i28_1_ = e28_ % 128;
+          (void)i28_1_;
+          kdt_s_receive_scratch[(i28_0_) * 128 + (i28_1_)] = hbm[(start26_) * 2048 + (i28_0_) * 256 + (start27_ + i28_1_)];
+        }
+        __syncthreads();
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 0);
+      }
+    }
+#line 62 "samples/mesh_allreduce.kd"
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(0))), int32_t(1));
+#line 63 "samples/mesh_allreduce.kd"
+    {  // DMA to device `device`: dst = src, 4096 bytes
+      const int64_t start29_ = static_cast<int64_t>(working_slot_2);
+      const int64_t start30_ = static_cast<int64_t>(c0);
+      const int64_t start31_ = static_cast<int64_t>(receiving_slot_2);
+      const int64_t start32_ = static_cast<int64_t>(c0);
+      const int32_t device33_ = dma_device_4;
+      float* const peer34_ = kdt_peers.hbm[device33_];
+      __syncthreads();
+      for (int64_t e35_ = kdt_tid; e35_ < 1024; e35_ += kdt_nt) {
+        const int64_t i35_0_ = (e35_ / 128);
+        (void)i35_0_;
+        const int64_t i35_1_ = e35_ % 128;
+        (void)i35_1_;
+        peer34_[(start31_) * 2048 + (i35_0_) * 256 + (start32_ + i35_1_)] = hbm[(start29_) * 2048 + (i35_0_) * 256 + (start30_ + i35_1_)];
+      }
+      __syncthreads();
+      kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0);
+      kdt_cu::signal_sys((kdt_peers.sync[device33_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+    }
+#line 64 "samples/mesh_allreduce.kd"
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64);
+#line 65 "samples/mesh_allreduce.kd"
+    const int64_t start36_ = static_cast<int64_t>(c0);
+    __syncthreads();
+    for (int64_t e37_ = kdt_tid; e37_ < 1024; e37_ += kdt_nt) {
+      const int64_t i37_0_ = (e37_ / 128);
+      (void)i37_0_;
+      const int64_t i37_1_ = e37_ % 128;
+      (void)i37_1_;
+      out[(i37_0_) * 256 + (start36_ + i37_1_)] = kdt_cu::op_add(out[(i37_0_) * 256 + (start36_ + i37_1_)], kdt_s_receive_scratch[(i37_0_) * 128 + (i37_1_)]);
+    }
+    __syncthreads();
+#line 66 "samples/mesh_allreduce.kd"
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64);
+#line 66 "samples/mesh_allreduce.kd"
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+  }
+}
+
+#ifndef __CUDACC_RTC__
+constexpr int mesh_allreduce_devices = 8;
+constexpr unsigned mesh_allreduce_threads = 128;
+constexpr unsigned mesh_allreduce_blocks = 2;
+constexpr size_t mesh_allreduce_shared_bytes = 5312;
+constexpr size_t mesh_allreduce_sync_bytes = 96;
+// Launches `mesh_allreduce` on 8 devices at once. Every argument is indexed by device: device d runs
+// on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is
+// mesh_allreduce_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be
+// enabled. Returns the first error.
+inline cudaError_t mesh_allreduce(const float* const (&data)[8], float* const (&out)[8], float* const (&hbm)[8], void* const (&sync)[8], const int (&device)[8], const cudaStream_t (&stream)[8]) {
+  mesh_allreduce_peers peers{};
+  for (int d = 0; d < 8; ++d) {
+    peers.hbm[d] = hbm[d];
+    peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
+  }
+  kdt_cu::DeviceGroup<8> group(device, stream);
+  cudaError_t e = group.prepare(reinterpret_cast<const void*>(mesh_allreduce_kernel), mesh_allreduce_threads, mesh_allreduce_shared_bytes, mesh_allreduce_blocks, sync, mesh_allreduce_sync_bytes);
+  for (int d = 0; d < 8 && e == cudaSuccess; ++d) {
+    const float* data_ = data[d];
+    float* out_ = out[d];
+    float* hbm_ = hbm[d];
+    int32_t device_ = d;
+    void* args[] = {&data_, &out_, &hbm_, &peers, &device_};
+    e = group.launch(d, reinterpret_cast<const void*>(mesh_allreduce_kernel), mesh_allreduce_blocks, mesh_allreduce_threads, args, mesh_allreduce_shared_bytes);
+  }
+  return group.finish(e);
+}
+#endif  // __CUDACC_RTC__
+
+}  // namespace kdt_kernels
