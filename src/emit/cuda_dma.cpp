@@ -49,7 +49,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
   std::vector<std::string> ss = view_starts(src, false), ds = view_starts(dst, false);
   if (s.device) w_.line("(void)(" + scalar(*s.device) + ");  // one device: the target is this device");
   const std::string semname = names_.sems[s.sem.sem];
-  std::string q = "kdt_q_" + semname + "[" + sem_index(s.sem) + "]";
+  std::string q = dma_queue(s.sem);
   // Choose the lowering.
   enum { Coop, G2S, S2G, S2GAdd, G2SAsync } kind = Coop;
   bool g2s = sr.space == MemSpace::Global && dr.space == MemSpace::Shared;
@@ -168,17 +168,26 @@ void KernelEmitter::cooperative_copy(const ir::Stmt& s, const std::vector<std::s
   open_loop(ctx);
   std::string sp = ref_base(src.ref) + "[" + view_elem_offset(src, src_starts, ctx) + "]";
   std::string dp = dst_base + "[" + view_elem_offset(dst, dst_starts, ctx) + "]";
-  if (!s.add) w_.line(dp + " = " + sp + ";");
-  else if (k_.refs[dst.ref].space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + sp + ");");
-  else w_.line(dp + " = kdt_cu::op_add<" + ctype(k_.refs[src.ref].dtype) + ">(" + dp + ", " + sp + ");");
+  w_.line(copy_element(s, dp, sp));
   close_loop(ctx);
+}
+
+std::string KernelEmitter::copy_element(const ir::Stmt& s, const std::string& dst, const std::string& value) {
+  const ir::Ref& r = k_.refs[s.dst->ref];
+  if (!s.add) return dst + " = " + value + ";";
+  if (r.space == MemSpace::Global) return atomic_add() + "(&" + dst + ", " + value + ");";
+  return dst + " = kdt_cu::op_add<" + ctype(r.dtype) + ">(" + dst + ", " + value + ");";
+}
+
+std::string KernelEmitter::dma_queue(const ir::SemRef& r) {
+  return "kdt_q_" + names_.sems[r.sem] + "[" + sem_index(r) + "]";
 }
 
 void KernelEmitter::source_read(const ir::Stmt& s) {
   if (sync_sem(s.src_sem->sem)) {
     w_.line("kdt_cu::signal_sys(" + sync_counter(*s.src_sem) + ", " + std::to_string(s.bytes) + ");");
   } else {
-    std::string q = "kdt_q_" + names_.sems[s.src_sem->sem] + "[" + sem_index(*s.src_sem) + "]";
+    std::string q = dma_queue(*s.src_sem);
     w_.line("kdt_cu::dma_push(" + q + ", 0);");
     count_unwaited(s.src_sem->sem, q, s.bytes, true);
   }

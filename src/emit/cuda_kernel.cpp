@@ -2,7 +2,6 @@
 // its body's prologue, and the host launchers (docs/cuda.md, "The mapping",
 // "devices(N)").
 #include <algorithm>
-#include <functional>
 
 #include "cuda_kernel_emitter.h"
 #include "kdt/version.h"
@@ -73,18 +72,12 @@ void KernelEmitter::layout_sync(const ir::Block& b) {
   for (size_t i = 0; i < k_.sems.size(); ++i) {
     if (k_.sems[i].kind == SemKind::Regular) add_sem(static_cast<int>(i));
   }
-  std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
-    for (const ir::StmtPtr& st : block) {
-      if (st->kind == ir::StmtKind::DmaStart && st->device) {
-        add_sem(st->sem.sem);
-        // A scratch destination is staged (cuda_staging.cpp), not reached through a peer pointer.
-        if (k_.refs[st->dst->ref].is_param) peer_refs_.insert(st->dst->ref);
-      }
-      walk(st->body);
-      for (const ir::IfClause& c : st->clauses) walk(c.body);
-    }
-  };
-  walk(b);
+  ir::for_each_stmt(b, [&](const ir::Stmt& st) {
+    if (st.kind != ir::StmtKind::DmaStart || !st.device) return;
+    add_sem(st.sem.sem);
+    // A scratch destination is staged (cuda_staging.cpp), not reached through a peer pointer.
+    if (k_.refs[st.dst->ref].is_param) peer_refs_.insert(st.dst->ref);
+  });
 }
 
 std::string KernelEmitter::sync_counter(const ir::SemRef& r, const std::string& device) {

@@ -200,6 +200,11 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // with atomics into @global) element by element into `dst_base`, then a barrier.
   void cooperative_copy(const ir::Stmt& s, const std::vector<std::string>& src_starts,
                         const std::vector<std::string>& dst_starts, const std::string& dst_base);
+  // One element of DMA `s` landing: `dst = value`, or with `add=true` an
+  // atomic add into @global (peers may add too) or a plain add into @shared.
+  std::string copy_element(const ir::Stmt& s, const std::string& dst, const std::string& value);
+  // The in-flight queue of DMA semaphore element `r` (semaphores no peer raises).
+  std::string dma_queue(const ir::SemRef& r);
   void source_read(const ir::Stmt& s);
   // Peers may add into the same @global memory: system scope then.
   std::string atomic_add() const { return multi_device() ? "kdt_cu::atomic_add<true>" : "kdt_cu::atomic_add"; }

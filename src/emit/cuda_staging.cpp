@@ -18,11 +18,9 @@ int64_t round16(int64_t n) { return (n + 15) / 16 * 16; }
 
 // Every DMA start in `b`, in program order.
 void for_each_dma(const ir::Block& b, const std::function<void(const ir::Stmt&)>& f) {
-  for (const ir::StmtPtr& s : b) {
-    if (s->kind == ir::StmtKind::DmaStart) f(*s);
-    for_each_dma(s->body, f);
-    for (const ir::IfClause& c : s->clauses) for_each_dma(c.body, f);
-  }
+  ir::for_each_stmt(b, [&](const ir::Stmt& s) {
+    if (s.kind == ir::StmtKind::DmaStart) f(s);
+  });
 }
 
 }  // namespace
@@ -120,12 +118,9 @@ void KernelEmitter::emit_stage_apply(int sem) {
     else w_.reopen("} else " + test);
     LoopCtx ctx = new_ctx(dst.shape());
     open_loop(ctx);
-    DType t = k_.refs[dst.ref].dtype;
-    std::string v = "reinterpret_cast<const " + ctype(t) + "*>(slot_ + " + std::to_string(st.payload) + ")[" + ctx.flat + "]";
-    std::string dp = ref_base(dst.ref) + "[" + view_elem_offset(dst, starts, ctx) + "]";
-    if (!dma.add) w_.line(dp + " = " + v + ";");
-    else if (k_.refs[dst.ref].space == MemSpace::Global) w_.line(atomic_add() + "(&" + dp + ", " + v + ");");
-    else w_.line(dp + " = kdt_cu::op_add<" + ctype(t) + ">(" + dp + ", " + v + ");");
+    std::string v = "reinterpret_cast<const " + ctype(k_.refs[dst.ref].dtype) + "*>(slot_ + " + std::to_string(st.payload) +
+                    ")[" + ctx.flat + "]";
+    w_.line(copy_element(dma, ref_base(dst.ref) + "[" + view_elem_offset(dst, starts, ctx) + "]", v));
     close_loop(ctx);
   }
   w_.close();

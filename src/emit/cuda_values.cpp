@@ -61,7 +61,7 @@ void KernelEmitter::dma_wait(const ir::Stmt& s) {
     if (staged(s.sem.sem)) staged_wait(s);
     return;
   }
-  std::string q = "kdt_q_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "]";
+  std::string q = dma_queue(s.sem);
   std::string bars = bar_off_.count(s.sem.sem)
                          ? "kdt_bar_" + names_.sems[s.sem.sem] + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes)
                          : "nullptr";

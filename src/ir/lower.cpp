@@ -54,7 +54,13 @@ class Lowerer {
     }
     current_ = &k_.body;
     for (const ast::StmtPtr& s : ast_.body.stmts) lower_stmt(*s);  // the kernel body is no scope
-    mark_peer_raised(k_.body);
+    // Semaphores a `device=` DMA or signal names: peers may raise them, so a
+    // scope's exit does not require them at 0.
+    ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) {
+      if (s.device && (s.kind == ir::StmtKind::DmaStart || s.kind == ir::StmtKind::SemSignal)) {
+        k_.sems[s.sem.sem].peer_raised = true;
+      }
+    });
     return std::move(k_);
   }
 
@@ -117,18 +123,6 @@ class Lowerer {
     out->scope_refs = std::move(scope.refs);
     out->scope_sems = std::move(scope.sems);
     current_->push_back(std::move(out));
-  }
-
-  // Semaphores a `device=` DMA or signal names: peers may raise them, so a
-  // scope's exit does not require them at 0.
-  void mark_peer_raised(const ir::Block& b) {
-    for (const ir::StmtPtr& s : b) {
-      if (s->device && (s->kind == ir::StmtKind::DmaStart || s->kind == ir::StmtKind::SemSignal)) {
-        k_.sems[s->sem.sem].peer_raised = true;
-      }
-      mark_peer_raised(s->body);
-      for (const ir::IfClause& c : s->clauses) mark_peer_raised(c.body);
-    }
   }
 
   ir::Block lower_nested(const ast::Block& block) {

@@ -1,4 +1,5 @@
-// for_each_expr: every expression of a kernel, for the queries of later stages.
+// for_each_expr and for_each_stmt: every expression of a kernel, every
+// statement of a block, for the queries of later stages.
 #include "kdt/ir/ir.h"
 
 namespace kdt::ir {
@@ -62,6 +63,14 @@ void for_each_expr(const Kernel& k, const std::function<void(const Expr&)>& f) {
   walker.block(k.body);
   for (const AsmBlock& a : k.asms) {
     if (a.fallback) walker.block(*a.fallback);
+  }
+}
+
+void for_each_stmt(const Block& b, const std::function<void(const Stmt&)>& f) {
+  for (const StmtPtr& s : b) {
+    f(*s);
+    for_each_stmt(s->body, f);
+    for (const IfClause& c : s->clauses) for_each_stmt(c.body, f);
   }
 }
 

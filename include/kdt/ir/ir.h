@@ -299,6 +299,10 @@ struct Module {
 // outer before inner (walk.cpp).
 void for_each_expr(const Kernel& k, const std::function<void(const Expr&)>& f);
 
+// Calls `f` on every statement of `b`, each before the statements nested in
+// it (its body, then its if-clauses' bodies), in program order (walk.cpp).
+void for_each_stmt(const Block& b, const std::function<void(const Stmt&)>& f);
+
 // `--emit=ir` / `--emit=discharged-ir`.
 std::string print_module(const Module& module, const SourceManager& sources);
 

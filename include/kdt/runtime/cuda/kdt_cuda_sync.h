@@ -71,8 +71,16 @@ __device__ inline void wait_turn(const unsigned long long* turn, unsigned long l
   const unsigned long long start = global_timer();
   while (static_cast<unsigned long long>(load_acquire_sys(turn)) != want) {
     __nanosleep(64);
-    if (global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) __trap();  // the receiver never frees the slot
+    if (global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) __trap();  // the slot is never freed or published
   }
+}
+// The slot of `ticket` (lap ticket / kQueue), once it is free for that lap
+// (a sender) or `published` in it (the receiver).
+__device__ inline unsigned char* await_slot(unsigned char* ring, unsigned long long ticket, long long slot_bytes,
+                                            bool published) {
+  unsigned char* const slot = ring + 16 + static_cast<long long>(ticket % kQueue) * slot_bytes;
+  wait_turn(stage_turn(slot), 2 * (ticket / kQueue) + (published ? 1 : 0));
+  return slot;
 }
 // Block-uniform: thread 0's slot pointer, shared with the block through `scratch`.
 __device__ inline unsigned char* share_slot(unsigned char* slot, void* scratch) {
@@ -89,8 +97,7 @@ __device__ inline unsigned char* stage_claim(unsigned char* ring, long long slot
   unsigned char* slot = nullptr;
   if (threadIdx.x == 0) {
     const unsigned long long ticket = atomicAdd_system(reinterpret_cast<unsigned long long*>(ring), 1ull);
-    slot = ring + 16 + static_cast<long long>(ticket % kQueue) * slot_bytes;
-    wait_turn(stage_turn(slot), 2 * (ticket / kQueue));
+    slot = await_slot(ring, ticket, slot_bytes, false);
   }
   return share_slot(slot, scratch);
 }
@@ -111,8 +118,7 @@ __device__ inline unsigned char* stage_take(unsigned char* ring, long long slot_
     unsigned long long* const head = reinterpret_cast<unsigned long long*>(ring) + 1;
     const unsigned long long ticket = *head;  // only this program moves its head
     *head = ticket + 1;
-    slot = ring + 16 + static_cast<long long>(ticket % kQueue) * slot_bytes;
-    wait_turn(stage_turn(slot), 2 * (ticket / kQueue) + 1);
+    slot = await_slot(ring, ticket, slot_bytes, true);
   }
   return share_slot(slot, scratch);
 }
