@@ -802,7 +802,15 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
     }
     case BuiltinId::DmaStart:
       if (a.positional.size() == 1) {
-        // `dma_start(c)`: the DMA a descriptor describes.
+        // `dma_start(c)`: the DMA a descriptor describes, with its own `add`,
+        // `src_sem` and device (section 16).
+        for (const ast::Arg* k : a.keywords) {
+          if (k) {
+            diags_.report(DiagCode::BadArgument, k->range,
+                          "`dma_start` of a descriptor takes no `" + k->keyword.text +
+                              "=`: the descriptor has its own; give it to `dma(...)`");
+          }
+        }
         ast::Expr* c = value_arg(a.positional[0], diags_);
         if (c) expect_descriptor(*c, f.c_str());
         return Type::void_type();
