@@ -1,7 +1,8 @@
-// Parser of the KD kernel language (spec sections 4-9, 12, 14, 15).
+// Parser of the KD kernel language (spec sections 4-9, 12-15).
 // Contextual words (`out inout grid devices threads step dma regular ptx
-// volatile clobbers fallback type fn`) are plain IDENTs here; the AST builder
-// checks their spelling so that they stay usable as ordinary names elsewhere.
+// volatile clobbers fallback type fn sequential block at`) are plain IDENTs
+// here; the AST builder checks their spelling so that they stay usable as
+// ordinary names elsewhere.
 parser grammar KDParser;
 
 options { tokenVocab = KDLexer; }
@@ -30,7 +31,7 @@ generic : IDENT (COLON kindWord=IDENT)?;
 
 // `r: in f32[M, N] @global`, `t: f32[M, N]`, `s: sem dma[N]`, `n: i32`.
 fnParam
-    : IDENT COLON IN? tileType memSpace                    # fnRefParam
+    : IDENT COLON IN? tileType memSpace blockSpec?         # fnRefParam
     | IDENT COLON tileType                                 # fnTileParam
     | IDENT COLON SEM IDENT (LBRACK expr RBRACK)?          # fnSemParam
     | IDENT COLON typeName                                 # fnScalarParam
@@ -45,14 +46,22 @@ kernelDecl
     : KERNEL IDENT LPAREN (param (COMMA param)* COMMA?)? RPAREN kernelAttr* block
     ;
 
-// `grid(...)`, `devices(N)`, `devices(x: 2, y: 4)`, `threads(T)`.
+// `grid(...)`, `grid(i: M / BM, sequential k: K / BK)` (section 13),
+// `devices(N)`, `devices(x: 2, y: 4)`, `threads(T)`. `sequential` is the
+// first IDENT only when a name and `:` follow it.
 kernelAttr : IDENT LPAREN (attrArg (COMMA attrArg)* COMMA?)? RPAREN;
-attrArg : (IDENT COLON)? expr;
+attrArg : (seqWord=IDENT? axisName=IDENT COLON)? expr;
 
-// `name: in f32[M, K] @global`, `name: out ...`, `name: f32`.
+// `name: in f32[M, K] @global`, `name: out ...`, `name: f32`, each with an
+// optional block spec (section 13; the checker refuses one on a scalar).
 param
-    : IDENT COLON paramMode=(IN | IDENT) tileType memSpace   # refParam
-    | IDENT COLON typeName                               # scalarParam
+    : IDENT COLON paramMode=(IN | IDENT) tileType memSpace blockSpec?   # refParam
+    | IDENT COLON typeName blockSpec?                               # scalarParam
+    ;
+// `block [BM, BK] at (i, k)` (the IDENTs are the words `block` and `at`).
+blockSpec
+    : blockWord=IDENT LBRACK (expr (COMMA expr)* COMMA?)? RBRACK
+      atWord=IDENT LPAREN (expr (COMMA expr)* COMMA?)? RPAREN
     ;
 
 dtype : BOOL | I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64;

@@ -517,7 +517,8 @@ Type Checker::check_call(ast::Expr& e) {
       }
       ast::Expr* axis = value_arg(a.positional[0], diags_);
       if (!axis) return Type::error();
-      auto k = eval_const(*axis);
+      auto k = grid_axis_arg(*axis);  // `program_id(k)` of a named axis (section 13)
+      if (!k) k = eval_const(*axis);
       if (!k) return Type::error();
       axis->const_value = k;
       if (!kernel_) {
@@ -850,6 +851,12 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
         diags_.report(DiagCode::BadArgument, src_sem->range, "`src_sem=` is only for remote DMAs (with `device=`)");
       }
       if (!vs.ok || !vd.ok) return Type::error();
+      if (device && vd.ref->block_spec) {
+        diags_.report(DiagCode::BlockSpec, dst->range,
+                      "`" + vd.ref->name + "` has a block spec: its block is this program's step buffer, which no peer "
+                      "may write")
+            .note("DMA into a scratch buffer, or into the whole array without a block spec");
+      }
       if (vs.shape != vd.shape) {
         diags_.report(DiagCode::DmaShapeMismatch, e.range,
                       "DMA from a view of shape " + shape_string(vs.shape) + " to a view of shape " +

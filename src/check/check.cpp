@@ -149,21 +149,19 @@ void Checker::check_kernel_header(ast::Kernel& k) {
       continue;
     }
     seen[name] = attr.name.range;
-    for (const ast::Name& n : attr.arg_names) {
-      if (!n.text.empty() && name != "devices") {
-        diags_.report(DiagCode::BadArgument, n.range, "`" + name + "` takes no axis names (only `devices` does)");
+    for (size_t i = 0; i < attr.arg_names.size(); ++i) {
+      const ast::Name& n = attr.arg_names[i];
+      if (!n.text.empty() && name != "devices" && name != "grid") {
+        diags_.report(DiagCode::BadArgument, n.range, "`" + name + "` takes no axis names (only `grid` and `devices` do)");
+      } else if (attr.sequential[i] && name != "grid") {
+        diags_.report(DiagCode::BadArgument, n.range, "only `grid` has sequential axes");
       }
     }
     if (name == "devices") {
       check_devices_attr(k, attr);
     } else if (name == "grid") {
       has_grid = true;
-      if (attr.args.empty()) {
-        diags_.report(DiagCode::BadArgument, attr.range, "`grid` needs at least one dimension");
-      }
-      for (ast::ExprPtr& a : attr.args) {
-        if (auto v = eval_positive(*a, "a grid dimension")) k.grid.push_back(*v);
-      }
+      check_grid_attr(k, attr);
     } else if (attr.args.size() != 1) {
       diags_.report(DiagCode::BadArgument, attr.range, "`" + name + "` takes exactly one argument");
     } else if (auto v = eval_positive(*attr.args[0], "the thread count")) {
@@ -179,6 +177,7 @@ void Checker::check_kernel_header(ast::Kernel& k) {
         .fixit(SourceRange{k.body.range.file, k.body.range.begin, k.body.range.begin}, "grid(1) ");
   }
   check_launch_size(k);
+  std::vector<std::pair<ast::Param*, Symbol*>> blocked;  // parameters with block specs
   for (ast::Param& p : k.params) {
     if (p.mode == ast::ParamMode::Scalar) {
       std::optional<DType> dtype = p.scalar_type_name.text.empty() ? p.scalar_dtype : resolve_type_name(p.scalar_type_name);
@@ -204,7 +203,11 @@ void Checker::check_kernel_header(ast::Kernel& k) {
     s.mode = p.mode;
     s.used = true;
     p.symbol = &s;
+    if (p.block) blocked.emplace_back(&p, &s);
   }
+  declare_grid_axes(k);
+  // Block specs last: their indices may use every parameter and axis name.
+  for (auto [p, s] : blocked) check_block_spec(k, *p, *s);
 }
 
 bool Checker::ref_rank_ok(const Shape& shape, SourceRange range) {

@@ -82,6 +82,13 @@ class Checker {
   // The value of `device=`: a linear id or `(d0, d1)` / `(y: e)`.
   void check_device_value(ast::Expr& value);
 
+  // grid.cpp (spec section 13)
+  void check_grid_attr(ast::Kernel& k, const ast::KernelAttr& attr);
+  void declare_grid_axes(ast::Kernel& k);
+  // The axis of `program_id(a)` / `num_programs(a)` named by a grid-axis name.
+  std::optional<int64_t> grid_axis_arg(const ast::Expr& axis);
+  void check_block_spec(ast::Kernel& k, ast::Param& p, Symbol& param);
+
   // functions.cpp (spec sections 12 and 14)
   // Declares every function and reports `recursive-call` before any body is checked.
   void declare_functions();
@@ -146,6 +153,8 @@ class Checker {
   // The current kernel's scratch buffers and their sizes in bytes.
   std::vector<std::pair<const Symbol*, int64_t>> scratch_;
   bool scratch_reported_ = false;
+  // The current kernel's grid-axis names, declared after its parameters.
+  std::vector<ast::Name> axis_names_;
 
   // Functions by name, the instances made so far (by calling kernel,
   // function and generic values) and those being checked (innermost last).

@@ -79,6 +79,9 @@ class CLikeEmitter {
   // the kernel's (semaphores keep their counts between entries).
   virtual void scope_enter(const ir::Stmt&) {}
   virtual void scope_exit(const ir::Stmt&) {}
+  // Block specs (section 13): run-time checks only, none on the compiled path.
+  virtual void block_begin(const ir::Stmt&) {}
+  virtual void block_end(const ir::Stmt&) {}
   // The KD loop variable `v` (int32) from its 64-bit counter `v_it`.
   virtual void loop_variable(const std::string& v) = 0;
 

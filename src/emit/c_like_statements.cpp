@@ -65,6 +65,8 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::SemWait: sem_wait(s); break;
     case ir::StmtKind::ScopeEnter: scope_enter(s); break;
     case ir::StmtKind::ScopeExit: scope_exit(s); break;
+    case ir::StmtKind::BlockBegin: block_begin(s); break;
+    case ir::StmtKind::BlockEnd: block_end(s); break;
   }
   call_ = enclosing_call;
 }

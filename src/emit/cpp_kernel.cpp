@@ -217,6 +217,21 @@ void CppKernelEmitter::scope_exit(const ir::Stmt& s) {
   emit_sem_leak_checks(checked, "its block ends", loc(s.range), "the block ends here");
 }
 
+// ----- block specs (section 13) ----------------------------------------------
+void CppKernelEmitter::block_begin(const ir::Stmt& s) {
+  if (!options_.checks) return;
+  const ir::ViewDim& slot = s.view->dims[0];
+  std::string at = slot.start ? scalar(*slot.start) : std::to_string(slot.static_start);
+  w_.line("kdt_rt::forget_block(" + shadow_of(s.view->ref) + ", " + at + ");  // a new output block: uninitialised");
+}
+
+void CppKernelEmitter::block_end(const ir::Stmt& s) {
+  if (!options_.checks) return;
+  const ir::Semaphore& sems = k_.sems[s.scope_sems[0]];
+  w_.line("kdt_rt::check_block_step(" + shadow_of(s.scope_refs[0]) + ", s." + names_.sems[s.scope_sems[0]] + ", " +
+          std::to_string(sems.count) + ", \"" + emit::CodeWriter::escape(s.message) + "\", " + loc(s.range) + ");");
+}
+
 // With devices(N), a remote DMA or signal may reach a program after it
 // ended: what is left in any program's semaphores when the launch ends
 // is a leak too (the receiver never waited).

@@ -129,6 +129,8 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   std::string mesh_coordinate(const Expr& e, size_t axis, const std::string& c) override;
   void scope_enter(const ir::Stmt& s) override;
   void scope_exit(const ir::Stmt& s) override;
+  void block_begin(const ir::Stmt& s) override;
+  void block_end(const ir::Stmt& s) override;
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
   void transpose(const Expr& e, const std::string& name) override;

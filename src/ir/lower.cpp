@@ -3,6 +3,8 @@
 // explicit per-dimension element sets; built-in calls become IR nodes.
 #include "kdt/ir/lower.h"
 
+#include "block_specs.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -27,7 +29,6 @@ class Lowerer {
     k_.kd_name = ast_.name.text;
     k_.name = k_.kd_name;
     k_.range = ast_.range;
-    k_.grid = ast_.grid;
     k_.devices = ast_.devices;
     k_.mesh = ast_.mesh;
     k_.mesh_axes = ast_.mesh_axes;
@@ -43,7 +44,7 @@ class Lowerer {
       r.name = unique_name(p.name.text);
       r.kd_name = p.name.text;
       r.dtype = p.symbol->type.dtype;
-      r.shape = p.symbol->type.shape;
+      r.shape = p.block ? p.block->array_shape : p.symbol->type.shape;
       r.is_param = true;
       r.writable = p.mode != ast::ParamMode::In;
       r.is_output = p.mode != ast::ParamMode::In;
@@ -53,7 +54,23 @@ class Lowerer {
       k_.refs.push_back(r);
     }
     current_ = &k_.body;
+    lower_grid_axes();
+    std::vector<ir::BlockSpecPlan> specs = plan_block_specs();
+    ir::Block body;
+    current_ = &body;
     for (const ast::StmtPtr& s : ast_.body.stmts) lower_stmt(*s);  // the kernel body is no scope
+    if (sequence_.axes.empty() && specs.empty()) {
+      for (ir::StmtPtr& s : body) k_.body.push_back(std::move(s));
+    } else {
+      lower_block_indices(specs);
+      auto new_local = [&](const std::string& name, DType dtype, bool is_mutable) {
+        return temp_local(name, Type::value(dtype), is_mutable);
+      };
+      for (ir::StmtPtr& s : ir::lower_block_specs(k_, sequence_, specs, std::move(body), new_local)) {
+        k_.body.push_back(std::move(s));
+      }
+    }
+    current_ = &k_.body;
     // Semaphores a `device=` DMA or signal names: peers may raise them, so a
     // scope's exit does not require them at 0.
     ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) {
@@ -65,6 +82,119 @@ class Lowerer {
   }
 
  private:
+  // ----- grid axes and block specs (section 13; the pipeline is block_specs.cpp)
+
+  // Parallel axes are the launch's grid; a named one is a `let` of its
+  // program_id. Sequential axes are locals of the step loop.
+  void lower_grid_axes() {
+    const Type i32 = Type::value(DType::I32);
+    for (const ast::GridAxis& axis : ast_.axes) {
+      AxisBinding b;
+      if (axis.sequential) {
+        b.local = temp_local(axis.name, i32);
+        sequence_.axes.push_back({b.local, temp_local(axis.name + "_next", i32), axis.extent});
+        k_.steps.push_back(axis.extent);
+        if (sequence_.axes.size() == 1) sequence_.range = axis_range(axis);
+      } else {
+        b.parallel = static_cast<int>(k_.grid.size());
+        k_.grid.push_back(axis.extent);
+        if (axis.symbol) {
+          b.local = temp_local(axis.name, i32);
+          auto id = make(ExprKind::ProgramId, i32, axis_range(axis));
+          id->index = b.parallel;
+          push_let(b.local, std::move(id), axis_range(axis));
+        }
+      }
+      if (axis.symbol) locals_[axis.symbol] = b.local;
+      axes_.push_back(b);
+    }
+    if (k_.grid.empty()) k_.grid = {1};  // every axis sequential: one program
+    if (sequence_.axes.size() > 1) sequence_.step = temp_local("step", i32);
+  }
+
+  SourceRange axis_range(const ast::GridAxis& axis) const {
+    return axis.symbol ? axis.symbol->range : ast_.range;
+  }
+
+  // Each block-spec parameter: its double buffer (scratch after every
+  // parameter), one semaphore per buffer, and the name bound to the buffer
+  // of the current step.
+  std::vector<ir::BlockSpecPlan> plan_block_specs() {
+    std::vector<ir::BlockSpecPlan> specs;
+    const bool looped = !sequence_.axes.empty();
+    const int64_t buffers = looped ? 2 : 1;
+    for (const ast::Param& p : ast_.params) {
+      if (!p.block || !p.symbol->block_spec) continue;
+      ir::BlockSpecPlan plan;
+      plan.name = p.name.text;
+      plan.array = refs_.at(p.symbol);
+      plan.block = p.block->shape;
+      plan.copy_in = p.mode != ast::ParamMode::Out;
+      plan.write_back = p.mode != ast::ParamMode::In;
+      plan.range = p.block->range;
+      const std::string array = k_.refs[plan.array].name;  // a copy: k_.refs grows below
+      ir::Ref r;
+      r.name = unique_name(array + "_blocks");
+      r.kd_name = r.name;
+      r.dtype = k_.refs[plan.array].dtype;
+      r.shape = plan.block;
+      r.shape.insert(r.shape.begin(), buffers);
+      r.space = MemSpace::Shared;
+      r.starts_uninitialized = true;
+      plan.buffers = static_cast<int>(k_.refs.size());
+      k_.refs.push_back(r);
+      ir::Semaphore sem;
+      sem.name = unique_name(array + "_sems");
+      sem.kd_name = sem.name;
+      sem.is_array = true;
+      sem.count = buffers;
+      plan.sems = static_cast<int>(k_.sems.size());
+      k_.sems.push_back(sem);
+      ir::View v;
+      v.ref = plan.buffers;
+      ir::ViewDim lead;
+      lead.dropped = true;
+      if (looped) {
+        plan.slot = temp_local(array + "_slot", Type::value(DType::I32), true);
+        lead.start = local_ref(plan.slot, plan.range);
+      }
+      v.dims.push_back(std::move(lead));
+      for (int64_t b : plan.block) {
+        ir::ViewDim dim;
+        dim.size = b;
+        v.dims.push_back(std::move(dim));
+      }
+      ref_args_[p.symbol] = std::move(v);
+      specs.push_back(std::move(plan));
+    }
+    return specs;
+  }
+
+  // The block indices in the current step and, with a sequence, in the
+  // next one (the axis names bound to the next step's values).
+  void lower_block_indices(std::vector<ir::BlockSpecPlan>& specs) {
+    size_t i = 0;
+    for (const ast::Param& p : ast_.params) {
+      if (!p.block || !p.symbol->block_spec) continue;
+      ir::BlockSpecPlan& plan = specs[i++];
+      for (const ast::ExprPtr& e : p.block->index) plan.index.push_back(lower_expr(*e, DType::I32));
+      if (sequence_.axes.empty()) continue;
+      rebind_sequence(true);
+      for (const ast::ExprPtr& e : p.block->index) plan.next_index.push_back(lower_expr(*e, DType::I32));
+      rebind_sequence(false);
+    }
+  }
+
+  void rebind_sequence(bool next) {
+    size_t s = 0;
+    for (size_t a = 0; a < ast_.axes.size(); ++a) {
+      if (!ast_.axes[a].sequential) continue;
+      const ir::SequentialAxis& axis = sequence_.axes[s++];
+      axes_[a].local = next ? axis.next_local : axis.local;
+      if (ast_.axes[a].symbol) locals_[ast_.axes[a].symbol] = axes_[a].local;
+    }
+  }
+
   std::string unique_name(const std::string& spelled) {
     // KD's spelling, unique within the kernel (a shadowed name gets a
     // suffix); the emitters rename what C++ or CUDA cannot hold
@@ -1037,8 +1167,12 @@ class Lowerer {
         return unary_node(ExprKind::Cast, default_dtype(v.type));
       }
       case BuiltinId::ProgramId: {
+        // A sequential axis is the step loop's; a parallel one's index
+        // counts the parallel axes only.
+        const size_t axis = static_cast<size_t>(pos[0]->value->const_value.value_or(0));
+        if (axis < axes_.size() && axes_[axis].parallel < 0) return local_ref(axes_[axis].local, e.range);
         auto x = make(ExprKind::ProgramId, t, e.range);
-        x->index = static_cast<int>(pos[0]->value->const_value.value_or(0));
+        x->index = axis < axes_.size() ? axes_[axis].parallel : static_cast<int>(axis);
         return x;
       }
       case BuiltinId::NumPrograms:
@@ -1172,6 +1306,14 @@ class Lowerer {
   int call_ = -1;  // the expansion being lowered (ir::Kernel::calls)
   std::map<const Symbol*, BoundSem> sem_args_;
   std::set<std::string> taken_;
+  // Per grid axis: its index among the parallel axes (-1: sequential) and
+  // the local its name (or a sequential axis's program_id) reads.
+  struct AxisBinding {
+    int parallel = -1;
+    int local = -1;
+  };
+  std::vector<AxisBinding> axes_;
+  ir::Sequence sequence_;
 };
 
 }  // namespace

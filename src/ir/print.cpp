@@ -56,7 +56,8 @@ class Printer {
   Printer(const Kernel& k, const SourceManager& sources) : k_(k), sources_(sources) {}
 
   std::string kernel() {
-    out_ << "kernel @" << k_.name << " grid" << shape_string(k_.grid) << " devices(" << mesh() << ")"
+    out_ << "kernel @" << k_.name << " grid" << shape_string(k_.grid)
+         << (k_.steps.empty() ? "" : " steps" + shape_string(k_.steps)) << " devices(" << mesh() << ")"
          << (k_.discharged ? " discharged" : "") << " {\n";
     for (const Ref& r : k_.refs) {
       out_ << "  " << (r.is_param ? "param " : "scratch ") << "%" << r.name << ": "
@@ -298,6 +299,11 @@ class Printer {
         line(depth, (s.kind == StmtKind::ScopeEnter ? "scope_enter" : "scope_exit") + names, s.range);
         break;
       }
+      case StmtKind::BlockBegin: line(depth, "block_begin " + view(*s.view), s.range); break;
+      case StmtKind::BlockEnd:
+        line(depth, "block_end %" + k_.refs[s.scope_refs[0]].name + " pipeline %" + k_.sems[s.scope_sems[0]].name,
+             s.range);
+        break;
     }
   }
 

@@ -141,6 +141,7 @@ class AstBuilder {
       out.readonly = r->IN() != nullptr;
       out.type = tile_type(r->tileType());
       out.mem_space = name(r->memSpace()->IDENT());
+      if (r->blockSpec()) refuse_block_spec(r->blockSpec(), "a function parameter has no blocks");
     } else if (auto* t = dynamic_cast<KDParser::FnTileParamContext*>(ctx)) {
       out.name = name(t->IDENT());
       out.type = tile_type(t->tileType());
@@ -169,7 +170,9 @@ class AstBuilder {
       attr.name = name(a->IDENT());
       for (KDParser::AttrArgContext* arg : a->attrArg()) {
         attr.args.push_back(expr(arg->expr()));
-        attr.arg_names.push_back(arg->IDENT() ? name(arg->IDENT()) : ast::Name{});
+        attr.arg_names.push_back(arg->axisName ? name(arg->axisName) : ast::Name{});
+        if (arg->seqWord) expect_word(arg->seqWord, "sequential", "an axis name, or `sequential` and a name");
+        attr.sequential.push_back(arg->seqWord != nullptr);
       }
       attr.range = range(a);
       out.attrs.push_back(std::move(attr));
@@ -195,12 +198,33 @@ class AstBuilder {
                       "unknown parameter mode `" + mode + "`; expected `in`, `out` or `inout`");
       out.tile_type = tile_type(ref->tileType());
       out.mem_space = name(ref->memSpace()->IDENT());
+      if (ref->blockSpec()) out.block = block_spec(ref->blockSpec());
     } else if (auto* scalar = dynamic_cast<KDParser::ScalarParamContext*>(ctx)) {
       out.name = name(scalar->IDENT());
       out.mode = ast::ParamMode::Scalar;
       type_name(scalar->typeName(), out.scalar_dtype, out.scalar_type_name);
+      if (scalar->blockSpec()) refuse_block_spec(scalar->blockSpec(), "a scalar parameter has no blocks");
     }
     return out;
+  }
+
+  // blockSpec : IDENT LBRACK expr* RBRACK IDENT LPAREN expr* RPAREN;
+  std::unique_ptr<ast::BlockSpec> block_spec(KDParser::BlockSpecContext* ctx) {
+    expect_word(ctx->blockWord, "block", "`block [...] at (...)`, `,` or `)`");
+    expect_word(ctx->atWord, "at", "`at (...)` after the block shape");
+    auto out = std::make_unique<ast::BlockSpec>();
+    for (KDParser::ExprContext* e : ctx->expr()) {
+      // The shape's expressions come before `at`'s.
+      bool in_shape = e->getStart()->getTokenIndex() < ctx->atWord->getTokenIndex();
+      (in_shape ? out->dims : out->index).push_back(expr(e));
+    }
+    out->range = range(ctx);
+    return out;
+  }
+
+  // Block specs are for kernel parameters only (section 13).
+  void refuse_block_spec(KDParser::BlockSpecContext* ctx, const std::string& why) {
+    diags_.report(DiagCode::BlockSpec, range(ctx), why + "; block specs are allowed on kernel ref parameters only");
   }
 
   DType dtype(KDParser::DtypeContext* ctx) { return dtype_from_name(ctx->getText()).value_or(DType::F32); }

@@ -32,6 +32,10 @@ struct Symbol {
   // A scratch buffer or semaphore declared in a function body (section 12):
   // scoped to the call, so a returned descriptor may not name it.
   bool function_local = false;
+  // A grid-axis name (section 13): the axis it binds `program_id` of.
+  int grid_axis = -1;
+  // A kernel parameter with a block spec: inside the body, its block.
+  bool block_spec = false;
   // Unique within its kernel, so that emitted names never collide.
   int id = 0;
 };

@@ -186,6 +186,13 @@ enum class StmtKind {
   // that peers cannot raise back at 0).
   ScopeEnter,
   ScopeExit,
+  // Block specs (section 13, block_specs.cpp): an output block whose index
+  // changed starts uninitialised in its buffer (`view`, one slot of the
+  // double buffer); at the end of a step, only the pipeline's copies (on
+  // `scope_sems`) may be in flight on the buffer (`scope_refs`) of the
+  // block-spec parameter `message`.
+  BlockBegin,
+  BlockEnd,
 };
 
 enum class StoreOp { Assign, Add, Sub, Mul };
@@ -273,7 +280,9 @@ struct Kernel {
   std::string name;
   std::string kd_name;
   SourceRange range;
-  std::vector<int64_t> grid;
+  std::vector<int64_t> grid;  // the parallel axes: one program per index tuple
+  // The sequential axes (section 13), which each program runs as its steps.
+  std::vector<int64_t> steps;
   int64_t devices = 1;
   std::vector<int64_t> mesh;            // one size per mesh axis (section 15); product = devices
   std::vector<std::string> mesh_axes;   // their names, empty when unnamed

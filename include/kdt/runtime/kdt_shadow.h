@@ -395,6 +395,34 @@ inline void check_scope_scratch(const RefShadow& r, const SourceLoc& end) {
   throw RunFailure{std::move(e)};
 }
 
+// Block specs (spec section 13). A new output block starts uninitialised
+// in its slot `slot` of the double buffer `r`.
+inline void forget_block(RefShadow& r, int64_t slot) {
+  if (r.written.empty()) return;
+  const size_t per_slot = r.count() / static_cast<size_t>(r.shape[0]);
+  auto first = r.written.begin() + static_cast<std::ptrdiff_t>(per_slot * static_cast<size_t>(slot));
+  std::fill(first, first + static_cast<std::ptrdiff_t>(per_slot), uint8_t{0});
+}
+
+// A step ends: a block buffer exists for that step only, so the only DMAs
+// still in flight on it are the pipeline's own, on its `count` semaphores.
+inline void check_block_step(const RefShadow& r, const DmaSemaphore* pipeline, int64_t count, const char* spec,
+                             const SourceLoc& end) {
+  for (const Claim& c : r.claims) {
+    bool own = false;
+    for (int64_t i = 0; i < count; ++i) own = own || c.dma->dst_sem == &pipeline[i];
+    if (own) continue;
+    RunError e;
+    e.code = Code::Race;
+    e.message = std::string("this DMA is still in flight ") + (c.destination ? "into" : "out of") + " the block of `" +
+                spec + "` when its step ends; a block buffer exists for one step only, so retire the DMA in the step "
+                "that started it";
+    e.loc = c.dma->loc;
+    e.notes.push_back({"the step ends here (block spec of `" + std::string(spec) + "`)", end});
+    throw RunFailure{std::move(e)};
+  }
+}
+
 }  // namespace kdt_rt
 
 #endif  // KDT_RUNTIME_KDT_SHADOW_H

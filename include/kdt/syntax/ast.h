@@ -186,6 +186,16 @@ struct Stmt {
 
 enum class ParamMode { In, Out, InOut, Scalar };
 
+// `block [B0, B1, ...] at (e0, e1, ...)` on a kernel parameter (section 13).
+struct BlockSpec {
+  std::vector<ExprPtr> dims;
+  std::vector<ExprPtr> index;
+  SourceRange range;
+  // Filled by the checker: the block's shape and the whole array's.
+  Shape shape;
+  Shape array_shape;
+};
+
 struct Param {
   Name name;
   ParamMode mode = ParamMode::In;
@@ -194,6 +204,7 @@ struct Param {
   DType scalar_dtype = DType::F32;          // scalars
   Name scalar_type_name;                    // scalars: a type name (section 14)
   Name mem_space;
+  std::unique_ptr<BlockSpec> block;  // refs: the block spec, when given
   SourceRange range;
   const Symbol* symbol = nullptr;
 };
@@ -202,7 +213,16 @@ struct KernelAttr {
   Name name;  // grid, devices, threads
   std::vector<ExprPtr> args;
   std::vector<Name> arg_names;  // parallel to args: `x` of `devices(x: 2)`, empty when unnamed
+  std::vector<bool> sequential;  // parallel to args: `sequential k: G` (grid only, section 13)
   SourceRange range;
+};
+
+// A grid axis as the checker reads it (section 13).
+struct GridAxis {
+  int64_t extent = 1;
+  bool sequential = false;
+  std::string name;                // empty when unnamed
+  const Symbol* symbol = nullptr;  // the name's `i32` binding
 };
 
 struct Kernel {
@@ -213,6 +233,7 @@ struct Kernel {
   SourceRange range;
   // Filled by the checker.
   std::vector<int64_t> grid;
+  std::vector<GridAxis> axes;         // parallel to grid
   int64_t devices = 1;                // the product of `mesh`
   std::vector<int64_t> mesh;          // devices(D0, D1, ...): one size per mesh axis
   std::vector<std::string> mesh_axes;  // parallel to mesh: the axis names, empty when unnamed
