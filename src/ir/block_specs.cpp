@@ -225,10 +225,7 @@ void PipelineBuilder::step_begin(State& st, Block& out) {
   const SourceRange r = p.range;
   auto here = [&] { return slot_of(st, r); };
   if (!looped_) {
-    if (p.copy_in) {
-      out.push_back(copy_in(st, st.at, here));
-      out.push_back(wait(p, here));
-    }
+    if (p.copy_in) out.push_back(wait(p, here));  // started with the others (build)
     return;
   }
   if (st.incoming >= 0) {  // `in`: the copy started before this step
@@ -349,6 +346,10 @@ Block PipelineBuilder::build(std::vector<BlockSpecPlan>& specs, Block body) {
     }
   }
   if (!looped_) {
+    // Every copy in starts before the first wait, so that they overlap.
+    for (State& st : states) {
+      if (st.spec->copy_in) out.push_back(copy_in(st, st.at, [&] { return i32(0, st.spec->range); }));
+    }
     for (State& st : states) step_begin(st, out);
     for (StmtPtr& s : body) out.push_back(std::move(s));
     for (State& st : states) step_end(st, out);

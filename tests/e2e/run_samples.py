@@ -73,7 +73,12 @@ def expect(label, condition, detail=""):
         print(f"FAIL {label}: {detail}")
 
 
+ONLY = [n for n in os.environ.get("KDT_SAMPLES_ONLY", "").split(",") if n]  # for development: run these tests only
+
+
 def test(fn):
+    if ONLY and fn.__name__ not in ONLY:
+        return fn
     try:
         fn()
     except AssertionError as e:
@@ -495,6 +500,69 @@ def peer_scratch():
     x = f32(4, 4, 256)
     want = x + 3 * np.roll(x, 1, axis=0)
     check_multi_device_runs("peer_scratch", {"x": x}, "y", want)
+
+
+# Section 13 (KD 0.2): named and sequential grid axes, block specs.
+SINGLE_DEVICE_RUNS = [(mode, order, dma_order) for mode in ("on_wait", "eager")
+                      for order in ("forward", "reverse", "shuffle") for dma_order in ("fifo", "lifo", "shuffle")]
+
+
+def check_every_run(sample, inputs, outputs, runs, kernel=None, **tol):
+    """Runs SAMPLE.kd in each (mode, order, dma_order) of RUNS; OUTPUTS maps
+    each output name to what it must be."""
+    for mode, order, dma_order in runs:
+        o = run(sample + ".kd", inputs, ["--dma-mode", mode, "--program-order", order, "--dma-order", dma_order],
+                kernel=kernel)
+        for name, want in outputs.items():
+            check(f"{sample} {kernel or ''} {name} {mode} {order} {dma_order}", o(name), want, **tol)
+
+
+@test
+def block_matmul():
+    """JAX's TPU matmul op with block specs: f32, and bf16 inputs accumulated in f32."""
+    a, b = f32(512, 512), f32(512, 512)
+    want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    check_every_run("block_matmul", {"a": a, "b": b}, {"c": want}, SINGLE_DEVICE_RUNS[::4], kernel="matmul",
+                    rtol=1e-4, atol=1e-3)
+    def bf16_to_f32(bits):
+        return (np.asarray(bits).view("<u2").astype(np.uint32) << 16).view(np.float32)
+    abits = f32_to_bf16_bits(rng.uniform(-1, 1, (512, 512)))
+    bbits = f32_to_bf16_bits(rng.uniform(-1, 1, (512, 512)))
+    want = bf16_to_f32(abits).astype(np.float64) @ bf16_to_f32(bbits).astype(np.float64)
+    check_every_run("block_matmul", {"a": abits, "b": bbits}, {"c": want.astype(np.float32)}, SINGLE_DEVICE_RUNS[1::6],
+                    kernel="matmul_bf16", rtol=1e-4, atol=1e-3)
+
+
+@test
+def block_rows():
+    """Softmax and layernorm over blocks of whole rows."""
+    x = f32(1024, 256)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    check_every_run("block_rows", {"x": x}, {"y": e / e.sum(axis=1, keepdims=True)}, SINGLE_DEVICE_RUNS[::3],
+                    kernel="softmax", rtol=1e-4, atol=1e-7)
+    gamma, beta, eps = f32(256), f32(256), 1e-5
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(((x64 - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    want = ((x64 - mean) * rstd * gamma + beta).astype(np.float32)
+    check_every_run("block_rows", {"x": x, "gamma": gamma, "beta": beta, "eps": eps}, {"y": want},
+                    SINGLE_DEVICE_RUNS[2::3], kernel="layernorm", rtol=1e-4, atol=1e-4)
+
+
+@test
+def block_reduce():
+    """Row sums accumulated into an `out` block kept across the sequential steps."""
+    x = f32(256, 1024)
+    want = x.astype(np.float64).sum(axis=1, keepdims=True).astype(np.float32)
+    check_every_run("block_reduce", {"x": x}, {"y": want}, SINGLE_DEVICE_RUNS, rtol=1e-5, atol=1e-4)
+
+
+@test
+def all_gather_steps():
+    """The ring all-gather with the grid as its step loop (sequential s)."""
+    x = f32(4, 32, 128)
+    want = np.broadcast_to(x.reshape(1, 4 * 32, 128), (4, 4 * 32, 128))
+    check_multi_device_runs("all_gather_steps", {"x": x}, "out", want)
 
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -31,10 +31,10 @@ using kdt::test::shell_quote;
 using kdt::test::TempDir;
 
 const std::vector<std::string> kSingleDevice = {
-    "accumulate_blocks", "collatz",       "dma_pipeline", "fifo_hazard", "generic_matmul", "hash_rng",
+    "accumulate_blocks", "block_matmul", "block_reduce", "block_rows", "collatz",       "dma_pipeline", "fifo_hazard", "generic_matmul", "hash_rng",
     "layernorm",         "matmul",        "mixed_precision", "partial_accumulate", "ptx_fallback", "ptx_translate",
     "ragged_edge",       "reduction",     "softmax",      "stencil"};
-const std::vector<std::string> kMultiDevice = {"all_gather",        "mesh_allreduce", "peer_scratch", "reduce_scatter",
+const std::vector<std::string> kMultiDevice = {"all_gather", "all_gather_steps",        "mesh_allreduce", "peer_scratch", "reduce_scatter",
                                                 "remote_accumulate", "ring_allreduce", "ring_exchange", "scoped_barrier"};
 std::vector<std::string> all_samples() {
   std::vector<std::string> all = kSingleDevice;

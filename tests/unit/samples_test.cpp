@@ -76,6 +76,9 @@ TEST_SUITE("samples") {
     golden("peer_scratch.kd", "ir", "peer_scratch.ir");      // returned descriptors
     golden("collatz.kd", "ir", "collatz.ir");                // while, data-dependent
     golden("fifo_hazard.kd", "ir", "fifo_hazard.ir");
+    golden("block_matmul.kd --kernel=matmul", "ir", "block_matmul.ir");  // the block-spec pipeline (section 13)
+    golden("block_rows.kd --kernel=layernorm", "ir", "block_rows.ir");   // one step: no loop, one buffer
+    golden("all_gather_steps.kd", "ir", "all_gather_steps.ir");          // the grid as the step loop
   }
 
   // The IR after discharge: what the C++ emitter reads.
@@ -89,6 +92,7 @@ TEST_SUITE("samples") {
     golden("accumulate_blocks.kd", "cpp", "accumulate_blocks.cpp");
     golden("ptx_translate.kd", "cpp --no-checks", "ptx_translate.no-checks.cpp");
     golden("scoped_barrier.kd", "cpp", "scoped_barrier.cpp");  // the checks at each scope's entry and exit
+    golden("block_reduce.kd", "cpp", "block_reduce.cpp");      // the steps of a sequence in one program
   }
 
   TEST_CASE("golden --emit=cuda") {
@@ -97,5 +101,6 @@ TEST_SUITE("samples") {
     golden("ring_exchange.kd", "cuda --arch=sm_90", "ring_exchange.sm_90.cu");
     golden("mesh_allreduce.kd", "cuda --arch=sm_80", "mesh_allreduce.sm_80.cu");  // mesh ids as linear ids
     golden("peer_scratch.kd", "cuda --arch=sm_90", "peer_scratch.sm_90.cu");  // remote DMAs into @shared, staged
+    golden("block_matmul.kd --kernel=matmul", "cuda --arch=sm_90", "block_matmul.sm_90.cu");  // steps as a loop, bulk copies
   }
 }

@@ -1,0 +1,468 @@
+namespace kdt_kernels {
+
+// Kernel `matmul`: grid [8, 8] = 64 blocks of 128 threads, 116096 bytes of dynamic shared memory.
+__global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float* b, float* c)
+{
+  extern __shared__ __align__(128) unsigned char kdt_smem[];
+  const int64_t kdt_tid = threadIdx.x;
+  const int64_t kdt_nt = blockDim.x;
+  (void)kdt_tid;
+  (void)kdt_nt;
+  unsigned char* const kdt_red = kdt_smem + 81920;
+  (void)kdt_red;
+  const int64_t kdt_flat = blockIdx.x;
+  const int32_t kdt_pid1 = static_cast<int32_t>(kdt_flat / 1 % 8);
+  (void)kdt_pid1;
+  const int32_t kdt_pid0 = static_cast<int32_t>(kdt_flat / 8 % 8);
+  (void)kdt_pid0;
+  float* const kdt_s_a_blocks = reinterpret_cast<float*>(kdt_smem + 0);  // scratch f32[2, 64, 32] @shared
+  (void)kdt_s_a_blocks;
+  float* const kdt_s_b_blocks = reinterpret_cast<float*>(kdt_smem + 16384);  // scratch f32[2, 32, 64] @shared
+  (void)kdt_s_b_blocks;
+  float* const kdt_s_c_blocks = reinterpret_cast<float*>(kdt_smem + 32768);  // scratch f32[2, 64, 64] @shared
+  (void)kdt_s_c_blocks;
+  float* const kdt_s_acc = reinterpret_cast<float*>(kdt_smem + 65536);  // scratch f32[64, 64] @shared
+  (void)kdt_s_acc;
+  kdt_cu::DmaQueue kdt_q_a_sems[2] = {};
+  unsigned char* const kdt_bar_a_sems = kdt_smem + 82944;
+  kdt_cu::DmaQueue kdt_q_b_sems[2] = {};
+  unsigned char* const kdt_bar_b_sems = kdt_smem + 83072;
+  kdt_cu::DmaQueue kdt_q_c_sems[2] = {};
+  unsigned char* const kdt_bar_c_sems = kdt_smem + 83200;
+  if (kdt_tid == 0) {
+    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 82944 + 8 * b_);
+    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 83072 + 8 * b_);
+    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 83200 + 8 * b_);
+    kdt_cu::mbar_init_fence();
+  }
+  __syncthreads();
+#line 21 "samples/block_matmul.kd"
+  int32_t i = kdt_pid0;
+  (void)i;
+#line 21 "samples/block_matmul.kd"
+  int32_t j = kdt_pid1;
+  (void)j;
+#line 18 "samples/block_matmul.kd"
+  int32_t a_slot = int32_t(0);
+  (void)a_slot;
+#line 18 "samples/block_matmul.kd"
+  int32_t a_at0 = int32_t(0);
+  (void)a_at0;
+#line 18 "samples/block_matmul.kd"
+  int32_t a_next0 = int32_t(0);
+  (void)a_next0;
+#line 18 "samples/block_matmul.kd"
+  int32_t a_at1 = int32_t(0);
+  (void)a_at1;
+#line 18 "samples/block_matmul.kd"
+  int32_t a_next1 = int32_t(0);
+  (void)a_next1;
+#line 18 "samples/block_matmul.kd"
+  bool a_incoming = false;
+  (void)a_incoming;
+#line 18 "samples/block_matmul.kd"
+  bool a_prefetched = false;
+  (void)a_prefetched;
+#line 19 "samples/block_matmul.kd"
+  int32_t b_slot = int32_t(0);
+  (void)b_slot;
+#line 19 "samples/block_matmul.kd"
+  int32_t b_at0 = int32_t(0);
+  (void)b_at0;
+#line 19 "samples/block_matmul.kd"
+  int32_t b_next0 = int32_t(0);
+  (void)b_next0;
+#line 19 "samples/block_matmul.kd"
+  int32_t b_at1 = int32_t(0);
+  (void)b_at1;
+#line 19 "samples/block_matmul.kd"
+  int32_t b_next1 = int32_t(0);
+  (void)b_next1;
+#line 19 "samples/block_matmul.kd"
+  bool b_incoming = false;
+  (void)b_incoming;
+#line 19 "samples/block_matmul.kd"
+  bool b_prefetched = false;
+  (void)b_prefetched;
+#line 20 "samples/block_matmul.kd"
+  int32_t c_slot = int32_t(0);
+  (void)c_slot;
+#line 20 "samples/block_matmul.kd"
+  int32_t c_at0 = int32_t(0);
+  (void)c_at0;
+#line 20 "samples/block_matmul.kd"
+  int32_t c_next0 = int32_t(0);
+  (void)c_next0;
+#line 20 "samples/block_matmul.kd"
+  int32_t c_at1 = int32_t(0);
+  (void)c_at1;
+#line 20 "samples/block_matmul.kd"
+  int32_t c_next1 = int32_t(0);
+  (void)c_next1;
+#line 20 "samples/block_matmul.kd"
+  bool c_changes = false;
+  (void)c_changes;
+#line 20 "samples/block_matmul.kd"
+  bool c_writing = false;
+  (void)c_writing;
+#line 20 "samples/block_matmul.kd"
+  bool c_fresh = true;
+  (void)c_fresh;
+#line 21 "samples/block_matmul.kd"
+  for (int64_t k_it = int32_t(0); k_it < int32_t(16); k_it += 1) {
+    const int32_t k = static_cast<int32_t>(k_it);
+    (void)k;
+#line 21 "samples/block_matmul.kd"
+    if ((k == int32_t(0))) {
+#line 21 "samples/block_matmul.kd"
+      a_at0 = i;
+#line 21 "samples/block_matmul.kd"
+      a_at1 = k;
+#line 18 "samples/block_matmul.kd"
+      {  // DMA: dst = src, 8192 bytes
+        const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul(a_at0, int32_t(64)));
+        const int64_t start1_ = static_cast<int64_t>(kdt_cu::op_mul(a_at1, int32_t(32)));
+        const int64_t start2_ = static_cast<int64_t>(a_slot);
+        const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(a + (start0_ + 0) * 512 + (start1_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_a_blocks + (start2_) * 2048)) & 15) == 0;
+        if (kdt_bulk) {
+          kdt_cu::fence_proxy_async_shared();
+          __syncthreads();
+          if (kdt_tid == 0) {
+            kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (a_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]), 8192u);
+            for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+              kdt_cu::bulk_g2s(kdt_s_a_blocks + (start2_) * 2048 + (r0_) * 32, a + (start0_ + r0_) * 512 + (start1_ + 0), 128u, kdt_bar_a_sems + (a_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]));
+            }
+          }
+          kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 1);
+        } else {
+          __syncthreads();
+          for (int64_t e3_ = kdt_tid; e3_ < 2048; e3_ += kdt_nt) {
+            const int64_t i3_0_ = (e3_ / 32);
+            (void)i3_0_;
+            const int64_t i3_1_ = e3_ % 32;
+            (void)i3_1_;
+            kdt_s_a_blocks[(start2_) * 2048 + (i3_0_) * 32 + (i3_1_)] = a[(start0_ + i3_0_) * 512 + (start1_ + i3_1_)];
+          }
+          __syncthreads();
+          kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 0);
+        }
+      }
+#line 21 "samples/block_matmul.kd"
+      a_incoming = true;
+#line 21 "samples/block_matmul.kd"
+      b_at0 = k;
+#line 21 "samples/block_matmul.kd"
+      b_at1 = j;
+#line 19 "samples/block_matmul.kd"
+      {  // DMA: dst = src, 8192 bytes
+        const int64_t start4_ = static_cast<int64_t>(kdt_cu::op_mul(b_at0, int32_t(32)));
+        const int64_t start5_ = static_cast<int64_t>(kdt_cu::op_mul(b_at1, int32_t(64)));
+        const int64_t start6_ = static_cast<int64_t>(b_slot);
+        const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(b + (start4_ + 0) * 512 + (start5_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_b_blocks + (start6_) * 2048)) & 15) == 0;
+        if (kdt_bulk) {
+          kdt_cu::fence_proxy_async_shared();
+          __syncthreads();
+          if (kdt_tid == 0) {
+            kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (b_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]), 8192u);
+            for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+              kdt_cu::bulk_g2s(kdt_s_b_blocks + (start6_) * 2048 + (r0_) * 64, b + (start4_ + r0_) * 512 + (start5_ + 0), 256u, kdt_bar_b_sems + (b_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]));
+            }
+          }
+          kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 1);
+        } else {
+          __syncthreads();
+          for (int64_t e7_ = kdt_tid; e7_ < 2048; e7_ += kdt_nt) {
+            const int64_t i7_0_ = (e7_ / 64);
+            (void)i7_0_;
+            const int64_t i7_1_ = e7_ % 64;
+            (void)i7_1_;
+            kdt_s_b_blocks[(start6_) * 2048 + (i7_0_) * 64 + (i7_1_)] = b[(start4_ + i7_0_) * 512 + (start5_ + i7_1_)];
+          }
+          __syncthreads();
+          kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 0);
+        }
+      }
+#line 21 "samples/block_matmul.kd"
+      b_incoming = true;
+#line 21 "samples/block_matmul.kd"
+      c_at0 = i;
+#line 21 "samples/block_matmul.kd"
+      c_at1 = j;
+    }
+#line 18 "samples/block_matmul.kd"
+    if (a_incoming) {
+#line 18 "samples/block_matmul.kd"
+      kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 64);
+#line 18 "samples/block_matmul.kd"
+      a_incoming = false;
+    }
+#line 19 "samples/block_matmul.kd"
+    if (b_incoming) {
+#line 19 "samples/block_matmul.kd"
+      kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 64);
+#line 19 "samples/block_matmul.kd"
+      b_incoming = false;
+    }
+#line 20 "samples/block_matmul.kd"
+    if (c_fresh) {
+#line 20 "samples/block_matmul.kd"
+#line 20 "samples/block_matmul.kd"
+      c_fresh = false;
+    }
+#line 21 "samples/block_matmul.kd"
+    if ((kdt_cu::op_add(k, int32_t(1)) < int32_t(16))) {
+#line 21 "samples/block_matmul.kd"
+      int32_t k_next = kdt_cu::op_add(k, int32_t(1));
+      (void)k_next;
+#line 18 "samples/block_matmul.kd"
+      a_next0 = i;
+#line 18 "samples/block_matmul.kd"
+      a_next1 = k_next;
+#line 18 "samples/block_matmul.kd"
+      if (((a_next0 != a_at0) || (a_next1 != a_at1))) {
+#line 18 "samples/block_matmul.kd"
+        {  // DMA: dst = src, 8192 bytes
+          const int64_t start8_ = static_cast<int64_t>(kdt_cu::op_mul(a_next0, int32_t(64)));
+          const int64_t start9_ = static_cast<int64_t>(kdt_cu::op_mul(a_next1, int32_t(32)));
+          const int64_t start10_ = static_cast<int64_t>(kdt_cu::op_sub(int32_t(1), a_slot));
+          const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(a + (start8_ + 0) * 512 + (start9_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_a_blocks + (start10_) * 2048)) & 15) == 0;
+          if (kdt_bulk) {
+            kdt_cu::fence_proxy_async_shared();
+            __syncthreads();
+            if (kdt_tid == 0) {
+              kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]), 8192u);
+              for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+                kdt_cu::bulk_g2s(kdt_s_a_blocks + (start10_) * 2048 + (r0_) * 32, a + (start8_ + r0_) * 512 + (start9_ + 0), 128u, kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]));
+              }
+            }
+            kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 1);
+          } else {
+            __syncthreads();
+            for (int64_t e11_ = kdt_tid; e11_ < 2048; e11_ += kdt_nt) {
+              const int64_t i11_0_ = (e11_ / 32);
+              (void)i11_0_;
+              const int64_t i11_1_ = e11_ % 32;
+              (void)i11_1_;
+              kdt_s_a_blocks[(start10_) * 2048 + (i11_0_) * 32 + (i11_1_)] = a[(start8_ + i11_0_) * 512 + (start9_ + i11_1_)];
+            }
+            __syncthreads();
+            kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 0);
+          }
+        }
+#line 18 "samples/block_matmul.kd"
+        a_prefetched = true;
+      }
+#line 19 "samples/block_matmul.kd"
+      b_next0 = k_next;
+#line 19 "samples/block_matmul.kd"
+      b_next1 = j;
+#line 19 "samples/block_matmul.kd"
+      if (((b_next0 != b_at0) || (b_next1 != b_at1))) {
+#line 19 "samples/block_matmul.kd"
+        {  // DMA: dst = src, 8192 bytes
+          const int64_t start12_ = static_cast<int64_t>(kdt_cu::op_mul(b_next0, int32_t(32)));
+          const int64_t start13_ = static_cast<int64_t>(kdt_cu::op_mul(b_next1, int32_t(64)));
+          const int64_t start14_ = static_cast<int64_t>(kdt_cu::op_sub(int32_t(1), b_slot));
+          const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(b + (start12_ + 0) * 512 + (start13_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_b_blocks + (start14_) * 2048)) & 15) == 0;
+          if (kdt_bulk) {
+            kdt_cu::fence_proxy_async_shared();
+            __syncthreads();
+            if (kdt_tid == 0) {
+              kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]), 8192u);
+              for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+                kdt_cu::bulk_g2s(kdt_s_b_blocks + (start14_) * 2048 + (r0_) * 64, b + (start12_ + r0_) * 512 + (start13_ + 0), 256u, kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]));
+              }
+            }
+            kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 1);
+          } else {
+            __syncthreads();
+            for (int64_t e15_ = kdt_tid; e15_ < 2048; e15_ += kdt_nt) {
+              const int64_t i15_0_ = (e15_ / 64);
+              (void)i15_0_;
+              const int64_t i15_1_ = e15_ % 64;
+              (void)i15_1_;
+              kdt_s_b_blocks[(start14_) * 2048 + (i15_0_) * 64 + (i15_1_)] = b[(start12_ + i15_0_) * 512 + (start13_ + i15_1_)];
+            }
+            __syncthreads();
+            kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 0);
+          }
+        }
+#line 19 "samples/block_matmul.kd"
+        b_prefetched = true;
+      }
+#line 20 "samples/block_matmul.kd"
+      c_next0 = i;
+#line 20 "samples/block_matmul.kd"
+      c_next1 = j;
+#line 20 "samples/block_matmul.kd"
+      c_changes = ((c_next0 != c_at0) || (c_next1 != c_at1));
+    }
+#line 24 "samples/block_matmul.kd"
+    if ((k == int32_t(0))) {
+#line 24 "samples/block_matmul.kd"
+      __syncthreads();
+      for (int64_t e16_ = kdt_tid; e16_ < 4096; e16_ += kdt_nt) {
+        const int64_t i16_0_ = (e16_ / 64);
+        (void)i16_0_;
+        const int64_t i16_1_ = e16_ % 64;
+        (void)i16_1_;
+        kdt_s_acc[(i16_0_) * 64 + (i16_1_)] = 0x0p+0f;
+      }
+      __syncthreads();
+    }
+#line 25 "samples/block_matmul.kd"
+    float* const t18_ = reinterpret_cast<float*>(kdt_smem + 83328);
+    const int64_t start19_ = static_cast<int64_t>(a_slot);
+    __syncthreads();
+    for (int64_t e20_ = kdt_tid; e20_ < 2048; e20_ += kdt_nt) {
+      const int64_t i20_0_ = (e20_ / 32);
+      (void)i20_0_;
+      const int64_t i20_1_ = e20_ % 32;
+      (void)i20_1_;
+      t18_[e20_] = kdt_s_a_blocks[(start19_) * 2048 + (i20_0_) * 32 + (i20_1_)];
+    }
+    __syncthreads();
+    float* const t21_ = reinterpret_cast<float*>(kdt_smem + 91520);
+    const int64_t start22_ = static_cast<int64_t>(b_slot);
+    __syncthreads();
+    for (int64_t e23_ = kdt_tid; e23_ < 2048; e23_ += kdt_nt) {
+      const int64_t i23_0_ = (e23_ / 64);
+      (void)i23_0_;
+      const int64_t i23_1_ = e23_ % 64;
+      (void)i23_1_;
+      t21_[e23_] = kdt_s_b_blocks[(start22_) * 2048 + (i23_0_) * 64 + (i23_1_)];
+    }
+    __syncthreads();
+    float* const t17_ = reinterpret_cast<float*>(kdt_smem + 99712);
+    __syncthreads();
+    for (int64_t o_ = kdt_tid; o_ < 4096; o_ += kdt_nt) {
+      const int64_t r_ = o_ / 64, c_ = o_ % 64;
+      float acc_ = float();
+      for (int64_t k_ = 0; k_ < 32; ++k_) acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(t18_[r_ * 32 + k_], t21_[k_ * 64 + c_]));
+      t17_[o_] = acc_;
+    }
+    __syncthreads();
+    __syncthreads();
+    for (int64_t e24_ = kdt_tid; e24_ < 4096; e24_ += kdt_nt) {
+      const int64_t i24_0_ = (e24_ / 64);
+      (void)i24_0_;
+      const int64_t i24_1_ = e24_ % 64;
+      (void)i24_1_;
+      kdt_s_acc[(i24_0_) * 64 + (i24_1_)] = kdt_cu::op_add(kdt_s_acc[(i24_0_) * 64 + (i24_1_)], t17_[e24_]);
+    }
+    __syncthreads();
+#line 26 "samples/block_matmul.kd"
+    if ((k == kdt_cu::op_sub(int32_t(16), int32_t(1)))) {
+#line 26 "samples/block_matmul.kd"
+      const int64_t start25_ = static_cast<int64_t>(c_slot);
+      __syncthreads();
+      for (int64_t e26_ = kdt_tid; e26_ < 4096; e26_ += kdt_nt) {
+        const int64_t i26_0_ = (e26_ / 64);
+        (void)i26_0_;
+        const int64_t i26_1_ = e26_ % 64;
+        (void)i26_1_;
+        kdt_s_c_blocks[(start25_) * 4096 + (i26_0_) * 64 + (i26_1_)] = kdt_s_acc[(i26_0_) * 64 + (i26_1_)];
+      }
+      __syncthreads();
+    }
+#line 18 "samples/block_matmul.kd"
+#line 18 "samples/block_matmul.kd"
+    if (a_prefetched) {
+#line 18 "samples/block_matmul.kd"
+      a_slot = kdt_cu::op_sub(int32_t(1), a_slot);
+#line 18 "samples/block_matmul.kd"
+      a_at0 = a_next0;
+#line 18 "samples/block_matmul.kd"
+      a_at1 = a_next1;
+#line 18 "samples/block_matmul.kd"
+      a_incoming = true;
+#line 18 "samples/block_matmul.kd"
+      a_prefetched = false;
+    }
+#line 19 "samples/block_matmul.kd"
+#line 19 "samples/block_matmul.kd"
+    if (b_prefetched) {
+#line 19 "samples/block_matmul.kd"
+      b_slot = kdt_cu::op_sub(int32_t(1), b_slot);
+#line 19 "samples/block_matmul.kd"
+      b_at0 = b_next0;
+#line 19 "samples/block_matmul.kd"
+      b_at1 = b_next1;
+#line 19 "samples/block_matmul.kd"
+      b_incoming = true;
+#line 19 "samples/block_matmul.kd"
+      b_prefetched = false;
+    }
+#line 20 "samples/block_matmul.kd"
+#line 20 "samples/block_matmul.kd"
+    if (((k == int32_t(15)) || c_changes)) {
+#line 20 "samples/block_matmul.kd"
+      {  // DMA: dst = src, 16384 bytes
+        const int64_t start27_ = static_cast<int64_t>(c_slot);
+        const int64_t start28_ = static_cast<int64_t>(kdt_cu::op_mul(c_at0, int32_t(64)));
+        const int64_t start29_ = static_cast<int64_t>(kdt_cu::op_mul(c_at1, int32_t(64)));
+        const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(kdt_s_c_blocks + (start27_) * 4096) | reinterpret_cast<uintptr_t>(c + (start28_ + 0) * 512 + (start29_ + 0))) & 15) == 0;
+        if (kdt_bulk) {
+          kdt_cu::fence_proxy_async_shared();
+          __syncthreads();
+          if (kdt_tid == 0) {
+            for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+              kdt_cu::bulk_s2g(c + (start28_ + r0_) * 512 + (start29_ + 0), kdt_s_c_blocks + (start27_) * 4096 + (r0_) * 64, 256u);
+            }
+            kdt_cu::bulk_commit();
+          }
+          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 2);
+        } else {
+          __syncthreads();
+          for (int64_t e30_ = kdt_tid; e30_ < 4096; e30_ += kdt_nt) {
+            const int64_t i30_0_ = (e30_ / 64);
+            (void)i30_0_;
+            const int64_t i30_1_ = e30_ % 64;
+            (void)i30_1_;
+            c[(start28_ + i30_0_) * 512 + (start29_ + i30_1_)] = kdt_s_c_blocks[(start27_) * 4096 + (i30_0_) * 64 + (i30_1_)];
+          }
+          __syncthreads();
+          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 0);
+        }
+      }
+#line 20 "samples/block_matmul.kd"
+      if (c_writing) {
+#line 20 "samples/block_matmul.kd"
+        kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64);
+      }
+#line 20 "samples/block_matmul.kd"
+      c_writing = true;
+#line 20 "samples/block_matmul.kd"
+      c_slot = kdt_cu::op_sub(int32_t(1), c_slot);
+#line 20 "samples/block_matmul.kd"
+      c_at0 = c_next0;
+#line 20 "samples/block_matmul.kd"
+      c_at1 = c_next1;
+#line 20 "samples/block_matmul.kd"
+      c_fresh = true;
+    }
+  }
+#line 21 "samples/block_matmul.kd"
+  if (c_writing) {
+#line 20 "samples/block_matmul.kd"
+    kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64);
+  }
+}
+
+#ifndef __CUDACC_RTC__
+constexpr unsigned matmul_threads = 128;
+constexpr unsigned matmul_blocks = 64;
+constexpr size_t matmul_shared_bytes = 116096;
+// Launches `matmul` on `stream`: device pointers (row-major), scalars by value.
+// Returns the launch status (cudaGetLastError after the launch).
+inline cudaError_t matmul(const float* a, const float* b, float* c, cudaStream_t stream = 0) {
+  if (matmul_shared_bytes > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(matmul_shared_bytes));
+    if (e != cudaSuccess) return e;
+  }
+  matmul_kernel<<<dim3(matmul_blocks), dim3(matmul_threads), matmul_shared_bytes, stream>>>(a, b, c);
+  return cudaGetLastError();
+}
+#endif  // __CUDACC_RTC__
+
+}  // namespace kdt_kernels

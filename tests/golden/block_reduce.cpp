@@ -1,0 +1,407 @@
+namespace kdt_kernels {
+
+// Parameters of kernel `row_sums`: one pointer per ref (row-major), scalars by value.
+struct row_sums_params {
+  const float* x;  // f32[256, 1024] @global, in
+  float* y;  // f32[256, 1] @global
+};
+
+// Scratch buffers and semaphores of one program (one instance per program).
+struct row_sums_program_state {
+  alignas(64) float x_blocks[8192];
+  kdt_rt::RefShadow x_blocks_shadow_;
+  alignas(64) float y_blocks[64];
+  kdt_rt::RefShadow y_blocks_shadow_;
+  kdt_rt::DmaSemaphore x_sems[2];
+  kdt_rt::DmaSemaphore y_sems[2];
+  kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check
+  int64_t program[1];  // program ids
+  int64_t flat = 0;  // flattened program index
+};
+
+struct row_sums_launch {
+  std::vector<row_sums_params> params;  // one set per device
+  std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device
+  kdt_rt::RunOptions options;
+  kdt_rt::DeviceScheduler scheduler{1};
+  // By device * programs + flat index; ordered, so that the launch-end checks are deterministic.
+  std::map<int64_t, std::unique_ptr<row_sums_program_state>> states;
+  row_sums_program_state& state(int device, int64_t flat) {
+    auto& slot = states[int64_t{device} * 8 + flat];
+    if (!slot) {
+      slot = std::make_unique<row_sums_program_state>();
+      slot->flat = flat;
+      slot->clock.init(device, flat, 1);
+      slot->x_blocks_shadow_.init("x_blocks", {2, 32, 128}, true, false);
+      slot->y_blocks_shadow_.init("y_blocks", {2, 32, 1}, true, false);
+      slot->program[0] = flat / 1 % 8;
+    }
+    return *slot;
+  }
+};
+
+// DMA #0: dst = src over 16384 bytes.
+static void row_sums_dma0(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
+  const row_sums_params& sp = L.params[static_cast<size_t>(d.src_device)];
+  const row_sums_params& dp = L.params[static_cast<size_t>(d.dst_device)];
+  row_sums_program_state& ss = L.state(d.src_device, d.program);
+  row_sums_program_state& ds = L.state(d.dst_device, d.program);
+  const int64_t* starts = d.starts;
+  (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    std::memcpy(ds.x_blocks + (starts[2]) * 4096 + (i0) * 128, sp.x + (starts[0] + i0) * 1024 + (starts[1]), 128 * sizeof(float));
+  }
+}
+
+// DMA #1: dst = src over 16384 bytes.
+static void row_sums_dma1(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
+  const row_sums_params& sp = L.params[static_cast<size_t>(d.src_device)];
+  const row_sums_params& dp = L.params[static_cast<size_t>(d.dst_device)];
+  row_sums_program_state& ss = L.state(d.src_device, d.program);
+  row_sums_program_state& ds = L.state(d.dst_device, d.program);
+  const int64_t* starts = d.starts;
+  (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    std::memcpy(ds.x_blocks + (starts[2]) * 4096 + (i0) * 128, sp.x + (starts[0] + i0) * 1024 + (starts[1]), 128 * sizeof(float));
+  }
+}
+
+// DMA #2: dst = src over 128 bytes.
+static void row_sums_dma2(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
+  const row_sums_params& sp = L.params[static_cast<size_t>(d.src_device)];
+  const row_sums_params& dp = L.params[static_cast<size_t>(d.dst_device)];
+  row_sums_program_state& ss = L.state(d.src_device, d.program);
+  row_sums_program_state& ds = L.state(d.dst_device, d.program);
+  const int64_t* starts = d.starts;
+  (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    std::memcpy(dp.y + (starts[1] + i0) + (starts[2]), ss.y_blocks + (starts[0]) * 32 + (i0), 1 * sizeof(float));
+  }
+}
+
+[[maybe_unused]] static void row_sums_run_dma(row_sums_launch& L, kdt_rt::DmaRecord& d) {
+  (void)L;
+  switch (d.site) {
+    case 0: row_sums_dma0(L, d); break;
+    case 1: row_sums_dma1(L, d); break;
+    case 2: row_sums_dma2(L, d); break;
+    default: break;
+  }
+  d.landed = true;
+}
+
+// One program of `row_sums`.
+static void row_sums_program(row_sums_launch& L, int device, row_sums_program_state& s) {
+  const row_sums_params& p = L.params[static_cast<size_t>(device)];
+  const kdt_rt::RunOptions& options = L.options;
+  (void)p, (void)options;
+#line 16 "samples/block_reduce.kd"
+  [[maybe_unused]] const int32_t i = static_cast<int32_t>(s.program[0]);
+#line 14 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t x_slot = int32_t(0);
+#line 14 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t x_at0 = int32_t(0);
+#line 14 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t x_next0 = int32_t(0);
+#line 14 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t x_at1 = int32_t(0);
+#line 14 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t x_next1 = int32_t(0);
+#line 14 "samples/block_reduce.kd"
+  [[maybe_unused]] bool x_incoming = false;
+#line 14 "samples/block_reduce.kd"
+  [[maybe_unused]] bool x_prefetched = false;
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t y_slot = int32_t(0);
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t y_at0 = int32_t(0);
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t y_next0 = int32_t(0);
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t y_at1 = int32_t(0);
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] int32_t y_next1 = int32_t(0);
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] bool y_changes = false;
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] bool y_writing = false;
+#line 15 "samples/block_reduce.kd"
+  [[maybe_unused]] bool y_fresh = true;
+#line 16 "samples/block_reduce.kd"
+  for (int64_t k_it = int32_t(0); k_it < int32_t(8); k_it += 1) {
+    [[maybe_unused]] const int32_t k = static_cast<int32_t>(k_it);
+#line 16 "samples/block_reduce.kd"
+    if ((k == int32_t(0))) {
+#line 16 "samples/block_reduce.kd"
+      x_at0 = i;
+#line 16 "samples/block_reduce.kd"
+      x_at1 = k;
+#line 14 "samples/block_reduce.kd"
+      auto dma0 = std::make_shared<kdt_rt::DmaRecord>();
+      dma0->site = 0;
+      dma0->bytes = 16384;
+      dma0->src_device = device;
+      dma0->dst_device = device;
+      dma0->program = s.flat;
+      dma0->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541};
+      dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
+      dma0->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
+      dma0->starts[2] = kdt_rt::checked_index(static_cast<int64_t>(x_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 16, 32, 640, 641}, "DMA destination index");
+      dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], dma0->starts[1]}, {32, 128}};
+      dma0->dst_box = kdt_rt::Box{3, {dma0->starts[2], 0, 0}, {1, 32, 128}};
+      dma0->add = false;
+      dma0->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
+      dma0->dst_shadow = &s.x_blocks_shadow_;
+      dma0->dst_sem = &s.x_sems[kdt_rt::checked_index(x_slot, 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 16, 32, 640, 641}, "semaphore index")];
+      dma0->has_src_sem = false;
+      kdt_rt::claim_dma(dma0, s.clock);
+      if (options.eager_dma) row_sums_run_dma(L, *dma0);
+      s.x_sems[kdt_rt::checked_index(x_slot, 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 16, 32, 640, 641}, "semaphore index")].in_flight.push_back(dma0);
+#line 16 "samples/block_reduce.kd"
+      x_incoming = true;
+#line 16 "samples/block_reduce.kd"
+      y_at0 = i;
+#line 16 "samples/block_reduce.kd"
+      y_at1 = int32_t(0);
+    }
+#line 14 "samples/block_reduce.kd"
+    if (x_incoming) {
+#line 14 "samples/block_reduce.kd"
+      {
+        auto& sem_ = s.x_sems[kdt_rt::checked_index(x_slot, 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "semaphore index")];
+        L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `x_sems` (no DMA in flight)", kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, s.flat});
+        std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 16384, options);
+        if (d_->bytes != 16384) {
+          kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 16384 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, {{"the DMA was started here", d_->loc}}};
+          throw kdt_rt::RunFailure{e_};
+        }
+        kdt_rt::retire_claims(*d_, &sem_, s.clock);
+        if (!d_->landed) row_sums_run_dma(L, *d_);
+      }
+#line 14 "samples/block_reduce.kd"
+      x_incoming = false;
+    }
+#line 15 "samples/block_reduce.kd"
+    if (y_fresh) {
+#line 15 "samples/block_reduce.kd"
+      kdt_rt::forget_block(s.y_blocks_shadow_, y_slot);  // a new output block: uninitialised
+#line 15 "samples/block_reduce.kd"
+      y_fresh = false;
+    }
+#line 16 "samples/block_reduce.kd"
+    if ((kdt_rt::op_add(k, int32_t(1)) < int32_t(8))) {
+#line 16 "samples/block_reduce.kd"
+      [[maybe_unused]] const int32_t k_next = kdt_rt::op_add(k, int32_t(1));
+#line 14 "samples/block_reduce.kd"
+      x_next0 = i;
+#line 14 "samples/block_reduce.kd"
+      x_next1 = k_next;
+#line 14 "samples/block_reduce.kd"
+      if (((x_next0 != x_at0) || (x_next1 != x_at1))) {
+#line 14 "samples/block_reduce.kd"
+        auto dma1 = std::make_shared<kdt_rt::DmaRecord>();
+        dma1->site = 1;
+        dma1->bytes = 16384;
+        dma1->src_device = device;
+        dma1->dst_device = device;
+        dma1->program = s.flat;
+        dma1->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541};
+        dma1->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
+        dma1->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
+        dma1->starts[2] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_sub(int32_t(1), x_slot)), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA destination index");
+        dma1->src_box = kdt_rt::Box{2, {dma1->starts[0], dma1->starts[1]}, {32, 128}};
+        dma1->dst_box = kdt_rt::Box{3, {dma1->starts[2], 0, 0}, {1, 32, 128}};
+        dma1->add = false;
+        dma1->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
+        dma1->dst_shadow = &s.x_blocks_shadow_;
+        dma1->dst_sem = &s.x_sems[kdt_rt::checked_index(kdt_rt::op_sub(int32_t(1), x_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "semaphore index")];
+        dma1->has_src_sem = false;
+        kdt_rt::claim_dma(dma1, s.clock);
+        if (options.eager_dma) row_sums_run_dma(L, *dma1);
+        s.x_sems[kdt_rt::checked_index(kdt_rt::op_sub(int32_t(1), x_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "semaphore index")].in_flight.push_back(dma1);
+#line 14 "samples/block_reduce.kd"
+        x_prefetched = true;
+      }
+#line 15 "samples/block_reduce.kd"
+      y_next0 = i;
+#line 15 "samples/block_reduce.kd"
+      y_next1 = int32_t(0);
+#line 15 "samples/block_reduce.kd"
+      y_changes = ((y_next0 != y_at0) || (y_next1 != y_at1));
+    }
+#line 18 "samples/block_reduce.kd"
+    if ((k == int32_t(0))) {
+#line 18 "samples/block_reduce.kd"
+      const int64_t start2 = kdt_rt::checked_index(static_cast<int64_t>(y_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "index");
+      [[maybe_unused]] static const kdt_rt::SourceLoc site3 = kdt_rt::SourceLoc{"samples/block_reduce.kd", 18, 17, 669, 696};
+      kdt_rt::check_access(s.y_blocks_shadow_, kdt_rt::Box{3, {start2, 0, 0}, {1, 32, 1}}, kdt_rt::Access::Write, s.clock, &site3);
+      {
+        int64_t f4 = 0;
+        (void)f4;
+        for (int64_t i4_0 = 0; i4_0 < 32; ++i4_0) {
+          for (int64_t i4_1 = 0; i4_1 < 1; ++i4_1) {
+            s.y_blocks[(start2) * 32 + (i4_0)] = 0x0p+0f;
+            ++f4;
+          }
+        }
+      }
+    }
+#line 19 "samples/block_reduce.kd"
+    alignas(64) float t6[4096];
+    const int64_t start7 = kdt_rt::checked_index(static_cast<int64_t>(x_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "index");
+    [[maybe_unused]] static const kdt_rt::SourceLoc site8 = kdt_rt::SourceLoc{"samples/block_reduce.kd", 19, 19, 717, 723};
+    kdt_rt::check_access(s.x_blocks_shadow_, kdt_rt::Box{3, {start7, 0, 0}, {1, 32, 128}}, kdt_rt::Access::Read, s.clock, &site8);
+    {
+      int64_t f9 = 0;
+      (void)f9;
+      for (int64_t i9_0 = 0; i9_0 < 32; ++i9_0) {
+        for (int64_t i9_1 = 0; i9_1 < 128; ++i9_1) {
+          t6[f9] = s.x_blocks[(start7) * 4096 + (i9_0) * 128 + (i9_1)];
+          ++f9;
+        }
+      }
+    }
+    alignas(64) float t5[32];
+    for (int64_t o_ = 0; o_ < 32; ++o_) {
+      for (int64_t in_ = 0; in_ < 1; ++in_) {
+        float acc_ = float{};
+        for (int64_t r_ = 0; r_ < 128; ++r_) acc_ = kdt_rt::op_add(acc_, t6[o_ * 128 + r_ * 1 + in_]);
+        t5[o_ * 1 + in_] = acc_;
+      }
+    }
+    const int64_t start10 = kdt_rt::checked_index(static_cast<int64_t>(y_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "index");
+    [[maybe_unused]] static const kdt_rt::SourceLoc site11 = kdt_rt::SourceLoc{"samples/block_reduce.kd", 19, 5, 703, 748};
+    kdt_rt::check_access(s.y_blocks_shadow_, kdt_rt::Box{3, {start10, 0, 0}, {1, 32, 1}}, kdt_rt::Access::Update, s.clock, &site11);
+    {
+      int64_t f12 = 0;
+      (void)f12;
+      for (int64_t i12_0 = 0; i12_0 < 32; ++i12_0) {
+        for (int64_t i12_1 = 0; i12_1 < 1; ++i12_1) {
+          s.y_blocks[(start10) * 32 + (i12_0)] = kdt_rt::op_add(s.y_blocks[(start10) * 32 + (i12_0)], t5[f12]);
+          ++f12;
+        }
+      }
+    }
+#line 14 "samples/block_reduce.kd"
+    kdt_rt::check_block_step(s.x_blocks_shadow_, s.x_sems, 2, "x", kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541});
+#line 14 "samples/block_reduce.kd"
+    if (x_prefetched) {
+#line 14 "samples/block_reduce.kd"
+      x_slot = kdt_rt::op_sub(int32_t(1), x_slot);
+#line 14 "samples/block_reduce.kd"
+      x_at0 = x_next0;
+#line 14 "samples/block_reduce.kd"
+      x_at1 = x_next1;
+#line 14 "samples/block_reduce.kd"
+      x_incoming = true;
+#line 14 "samples/block_reduce.kd"
+      x_prefetched = false;
+    }
+#line 15 "samples/block_reduce.kd"
+    kdt_rt::check_block_step(s.y_blocks_shadow_, s.y_sems, 2, "y", kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607});
+#line 15 "samples/block_reduce.kd"
+    if (((k == int32_t(7)) || y_changes)) {
+#line 15 "samples/block_reduce.kd"
+      auto dma13 = std::make_shared<kdt_rt::DmaRecord>();
+      dma13->site = 2;
+      dma13->bytes = 128;
+      dma13->src_device = device;
+      dma13->dst_device = device;
+      dma13->program = s.flat;
+      dma13->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607};
+      dma13->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(y_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "DMA source index");
+      dma13->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(y_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "DMA destination index");
+      dma13->starts[2] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(y_at1, int32_t(1))), 1, 1, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "DMA destination index");
+      dma13->src_box = kdt_rt::Box{3, {dma13->starts[0], 0, 0}, {1, 32, 1}};
+      dma13->dst_box = kdt_rt::Box{2, {dma13->starts[1], dma13->starts[2]}, {32, 1}};
+      dma13->add = false;
+      dma13->src_shadow = &s.y_blocks_shadow_;
+      dma13->dst_shadow = &L.shadows[static_cast<size_t>(dma13->dst_device) * 2 + 1];
+      dma13->dst_sem = &s.y_sems[kdt_rt::checked_index(y_slot, 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "semaphore index")];
+      dma13->has_src_sem = false;
+      kdt_rt::claim_dma(dma13, s.clock);
+      if (options.eager_dma) row_sums_run_dma(L, *dma13);
+      s.y_sems[kdt_rt::checked_index(y_slot, 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "semaphore index")].in_flight.push_back(dma13);
+#line 15 "samples/block_reduce.kd"
+      if (y_writing) {
+#line 15 "samples/block_reduce.kd"
+        {
+          auto& sem_ = s.y_sems[kdt_rt::checked_index(kdt_rt::op_sub(int32_t(1), y_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "semaphore index")];
+          L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `y_sems` (no DMA in flight)", kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, s.flat});
+          std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 128, options);
+          if (d_->bytes != 128) {
+            kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 128 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, {{"the DMA was started here", d_->loc}}};
+            throw kdt_rt::RunFailure{e_};
+          }
+          kdt_rt::retire_claims(*d_, &sem_, s.clock);
+          if (!d_->landed) row_sums_run_dma(L, *d_);
+        }
+      }
+#line 15 "samples/block_reduce.kd"
+      y_writing = true;
+#line 15 "samples/block_reduce.kd"
+      y_slot = kdt_rt::op_sub(int32_t(1), y_slot);
+#line 15 "samples/block_reduce.kd"
+      y_at0 = y_next0;
+#line 15 "samples/block_reduce.kd"
+      y_at1 = y_next1;
+#line 15 "samples/block_reduce.kd"
+      y_fresh = true;
+    }
+  }
+#line 16 "samples/block_reduce.kd"
+  if (y_writing) {
+#line 15 "samples/block_reduce.kd"
+    {
+      auto& sem_ = s.y_sems[kdt_rt::checked_index(kdt_rt::op_sub(int32_t(1), y_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 16, 32, 640, 641}, "semaphore index")];
+      L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `y_sems` (no DMA in flight)", kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, s.flat});
+      std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 128, options);
+      if (d_->bytes != 128) {
+        kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 128 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, {{"the DMA was started here", d_->loc}}};
+        throw kdt_rt::RunFailure{e_};
+      }
+      kdt_rt::retire_claims(*d_, &sem_, s.clock);
+      if (!d_->landed) row_sums_run_dma(L, *d_);
+    }
+  }
+  for (int64_t k_ = 0; k_ < 2; ++k_) {
+    if (!s.x_sems[k_].in_flight.empty()) {
+      kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.x_sems[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `x_sems[" + std::to_string(k_) + "]`");
+    }
+  }
+  for (int64_t k_ = 0; k_ < 2; ++k_) {
+    if (!s.y_sems[k_].in_flight.empty()) {
+      kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.y_sems[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `y_sems[" + std::to_string(k_) + "]`");
+    }
+  }
+}
+
+// Runs kernel `row_sums` over its grid [8].
+// Returns 0, or 1 when a run-time check failed (described in *error).
+inline int row_sums(const float* x, float* y, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+  row_sums_launch L;
+  L.options = options;
+  for (int device = 0; device < 1; ++device) {
+    L.params.push_back(row_sums_params{x, y});
+    L.shadows.emplace_back();
+    L.shadows.back().init("x", {256, 1024}, false, false);
+    L.shadows.emplace_back();
+    L.shadows.back().init("y", {256, 1}, true, true);
+  }
+  const std::vector<int64_t> order = kdt_rt::program_order(8, options);
+  kdt_rt::RunError failure;
+  bool ok = L.scheduler.run([&](int device) {
+    for (int64_t flat : order) {
+      row_sums_program(L, device, L.state(device, flat));
+      // One device: nothing can reach a finished program's state.
+      L.states.erase(flat);
+    }
+  }, failure);
+  if (!ok) {
+    if (error) *error = failure;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace kdt_kernels
