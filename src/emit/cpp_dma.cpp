@@ -133,6 +133,7 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
       w_.line(d + (v == &*s.src ? "->src_box = " : "->dst_box = ") + box_of(*v, starts) + ";");
     }
     w_.line(d + "->add = " + std::string(s.add ? "true" : "false") + ";");
+    if (s.pipeline) w_.line(d + "->copies_written = true;  // a block spec's copy: unwritten elements stay so");
     w_.line(d + "->src_shadow = &" + shadow_of(s.src->ref) + ";");
     w_.line(d + "->dst_shadow = &" + shadow_of(s.dst->ref, d + "->dst_device", dst_state) + ";");
     w_.line(d + "->dst_sem = &" + sem_ref(s.sem, dst_state) + ";");

@@ -26,10 +26,22 @@ bool KernelEmitter::emit() {
   emit_body();
   int64_t limit = arch_ >= 90 ? 232448 : arch_ >= 80 ? 166912 : 49152;
   if (peak_ > limit) {
-    diags_.report(DiagCode::InvalidDeclaration, k_.range,
-                  "kernel `" + names_.kernel + "` needs " + std::to_string(peak_) +
-                      " bytes of shared memory for its scratch buffers and tile values on the compiled path; " +
-                      options_.arch + " allows " + std::to_string(limit) + " per block");
+    DiagnosticBuilder d = diags_.report(DiagCode::InvalidDeclaration, k_.range,
+                                        "kernel `" + names_.kernel + "` needs " + std::to_string(peak_) +
+                                            " bytes of shared memory for its scratch buffers and tile values on the "
+                                            "compiled path; " + options_.arch + " allows " + std::to_string(limit) +
+                                            " per block");
+    std::string blocks;
+    for (const ir::Ref& r : k_.refs) {
+      if (r.block_of.empty()) continue;
+      int64_t bytes = dtype_bytes(r.dtype);
+      for (int64_t n : r.shape) bytes *= n;
+      blocks += (blocks.empty() ? "" : ", ") + std::string("`") + r.block_of + "` " + std::to_string(bytes);
+    }
+    if (!blocks.empty()) {
+      d.note("the block specs' buffers (two per block along a sequence) take bytes: " + blocks +
+             "; smaller blocks fit");
+    }
     return false;
   }
   emit_kernel();

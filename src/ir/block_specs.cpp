@@ -151,6 +151,7 @@ class PipelineBuilder {
     out->dst = std::move(dst);
     out->sem = std::move(s);
     out->bytes = n;
+    out->pipeline = true;
     return out;
   }
   StmtPtr wait(const BlockSpecPlan& p, const std::function<ExprPtr()>& slot) {

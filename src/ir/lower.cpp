@@ -136,6 +136,7 @@ class Lowerer {
       ir::Ref r;
       r.name = unique_name(array + "_blocks");
       r.kd_name = r.name;
+      r.block_of = p.name.text;
       r.dtype = k_.refs[plan.array].dtype;
       r.shape = plan.block;
       r.shape.insert(r.shape.begin(), buffers);

@@ -150,6 +150,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
       dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], dma0->starts[1]}, {32, 128}};
       dma0->dst_box = kdt_rt::Box{3, {dma0->starts[2], 0, 0}, {1, 32, 128}};
       dma0->add = false;
+      dma0->copies_written = true;  // a block spec's copy: unwritten elements stay so
       dma0->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
       dma0->dst_shadow = &s.x_blocks_shadow_;
       dma0->dst_sem = &s.x_sems[kdt_rt::checked_index(x_slot, 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 16, 32, 640, 641}, "semaphore index")];
@@ -212,6 +213,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
         dma1->src_box = kdt_rt::Box{2, {dma1->starts[0], dma1->starts[1]}, {32, 128}};
         dma1->dst_box = kdt_rt::Box{3, {dma1->starts[2], 0, 0}, {1, 32, 128}};
         dma1->add = false;
+        dma1->copies_written = true;  // a block spec's copy: unwritten elements stay so
         dma1->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
         dma1->dst_shadow = &s.x_blocks_shadow_;
         dma1->dst_sem = &s.x_sems[kdt_rt::checked_index(kdt_rt::op_sub(int32_t(1), x_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "semaphore index")];
@@ -315,6 +317,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
       dma13->src_box = kdt_rt::Box{3, {dma13->starts[0], 0, 0}, {1, 32, 1}};
       dma13->dst_box = kdt_rt::Box{2, {dma13->starts[1], dma13->starts[2]}, {32, 1}};
       dma13->add = false;
+      dma13->copies_written = true;  // a block spec's copy: unwritten elements stay so
       dma13->src_shadow = &s.y_blocks_shadow_;
       dma13->dst_shadow = &L.shadows[static_cast<size_t>(dma13->dst_device) * 2 + 1];
       dma13->dst_sem = &s.y_sems[kdt_rt::checked_index(y_slot, 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "semaphore index")];

@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <vector>
 
 #include "test_support.h"
@@ -237,6 +238,23 @@ TEST_SUITE("cuda_emit") {
     CHECK(r.err.find("at most 1024") != std::string::npos);  // --threads is range-checked by the driver
     // The checker refuses it (issue 12, item 18), for every --emit.
     CHECK(r.err.find("[bad-argument]") != std::string::npos);
+  }
+
+  TEST_CASE("block specs: two buffers per block along a sequence, refused by name when they do not fit") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("b.kd"),
+                          "kernel big(a: in f32[1024, 1024] @global block [128, 128] at (i, k),\n"
+                          "           c: out f32[1024, 128] @global block [128, 128] at (i, 0))\n"
+                          "    grid(i: 8, sequential k: 8)\n{\n"
+                          "    if k == 0 { c[...] = zeros(f32[128, 128]); }\n    c[...] += a[...];\n}\n");
+    kdt::test::RunResult r = run_kdt("--color=never --emit=cuda --arch=sm_90 " + shell_quote(tmp.file("b.kd")) + " -o " +
+                                     shell_quote(tmp.file("b.cu")));
+    CHECK(r.status == 1);
+    CHECK(r.err.find("needs 263424 bytes of shared memory") != std::string::npos);
+    CHECK(r.err.find("`a` 131072, `c` 131072") != std::string::npos);
+    CHECK(!std::filesystem::exists(tmp.file("b.cu")));  // no partial output
+    // The same kernel fits the C++ path, which has no shared-memory limit.
+    CHECK(run_kdt("--emit=check " + shell_quote(tmp.file("b.kd"))).status == 0);
   }
 
   TEST_CASE("the launcher raises the shared-memory limit above 48 KiB") {

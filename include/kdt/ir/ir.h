@@ -38,6 +38,7 @@ struct Ref {
   bool writable = true;  // false for `in` parameters
   bool is_output = false;  // `out`/`inout`
   bool starts_uninitialized = false;  // `out` parameters and scratch
+  std::string block_of;  // scratch: the block-spec parameter whose buffers these are (section 13)
 };
 
 struct Semaphore {
@@ -223,6 +224,9 @@ struct Stmt {
   ExprPtr device;                   // remote target, null for local
   ExprPtr amount;                   // SemSignal/SemWait
   bool add = false;
+  // A block-spec pipeline's copy (section 13): it carries which elements
+  // were ever written instead of requiring its source written.
+  bool pipeline = false;
   int64_t bytes = 0;                // DMA byte count
   int dma_id = -1;                  // DmaIssue: index into Kernel::dmas
   std::vector<int> scope_refs;      // ScopeEnter, ScopeExit: scratch declared in the block

@@ -40,6 +40,9 @@ struct DmaRecord {
   SourceLoc loc{"", 0, 0, 0, 0};
   // Run-time checks: the element sets and the shadows of both refs.
   bool add = false;
+  // A block spec's copy (spec section 13): the destination's elements are
+  // written where the source's were; the source need not be written.
+  bool copies_written = false;
   Box src_box, dst_box;
   RefShadow* src_shadow = nullptr;
   RefShadow* dst_shadow = nullptr;

@@ -56,6 +56,7 @@ struct RefShadow {
   bool track_written = false;  // scratch and `out` parameters
   bool track_writers = false;  // writable @global parameters (cross-program races)
   std::vector<uint8_t> written;
+  size_t written_count = 0;  // of `written`, those set: a fully written ref's reads skip the scan
   std::vector<ElementHistory> history;
   SharedEpochs shared_reads, shared_accums;
   std::vector<Claim> claims;
@@ -77,6 +78,24 @@ struct RefShadow {
   std::vector<uint8_t>& written_flags() {
     if (written.empty()) written.assign(count(), 0);
     return written;
+  }
+  bool fully_written() const { return !written.empty() && written_count == written.size(); }
+  void mark_written(const Box& box) {
+    if (fully_written()) return;
+    std::vector<uint8_t>& w = written_flags();
+    for_each(box, [&](size_t e) {
+      written_count += w[e] == 0;
+      w[e] = 1;
+    });
+  }
+  // Calls on_unwritten() if an element of `box` was never written.
+  template <class F>
+  void check_written(const Box& box, F&& on_unwritten) {
+    if (fully_written()) return;
+    std::vector<uint8_t>& w = written_flags();
+    for_each(box, [&](size_t e) {
+      if (!w[e]) on_unwritten();
+    });
   }
   std::vector<ElementHistory>& histories() {
     if (history.empty()) history.assign(count(), ElementHistory{});
@@ -246,13 +265,8 @@ inline void check_access(RefShadow& r, const Box& box, Access kind, const Progra
     r.for_each(box, [&](size_t e) { track_element(r, e, kind, false, c, loc, true, true); });
   }
   if (r.track_written) {
-    std::vector<uint8_t>& written = r.written_flags();
-    if (kind == Access::Read || kind == Access::Update) {
-      r.for_each(box, [&](size_t e) {
-        if (!written[e]) never_written(r, *loc, false, kind);
-      });
-    }
-    if (writes) r.for_each(box, [&](size_t e) { written[e] = 1; });
+    if (kind == Access::Read || kind == Access::Update) r.check_written(box, [&] { never_written(r, *loc, false, kind); });
+    if (writes) r.mark_written(box);
   }
 }
 
@@ -297,18 +311,12 @@ inline void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
     dst.histories();
     dst.for_each(dma->dst_box, [&](size_t e) { track_element(dst, e, dst_kind, true, c, &dma->loc, true, false); });
   }
-  if (src.track_written) {
-    std::vector<uint8_t>& written = src.written_flags();
-    src.for_each(dma->src_box, [&](size_t e) {
-      if (!written[e]) never_written(src, dma->loc, true, Access::Read);
-    });
+  if (src.track_written && !dma->copies_written) {
+    src.check_written(dma->src_box, [&] { never_written(src, dma->loc, true, Access::Read); });
   }
   // An add reads its destination.
   if (dma->add && dst.track_written) {
-    std::vector<uint8_t>& written = dst.written_flags();
-    dst.for_each(dma->dst_box, [&](size_t e) {
-      if (!written[e]) never_written(dst, dma->loc, true, Access::Accumulate);
-    });
+    dst.check_written(dma->dst_box, [&] { never_written(dst, dma->loc, true, Access::Accumulate); });
   }
   src.claims.push_back({dma, dma->src_box, false});
   dst.claims.push_back({dma, dma->dst_box, true});
@@ -351,9 +359,19 @@ inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock&
   c.join(dma.clock);
   RefShadow& dst = *dma.dst_shadow;
   release_claim(dst, &dma, true);
-  if (dst.track_written) {
-    std::vector<uint8_t>& written = dst.written_flags();
-    dst.for_each(dma.dst_box, [&](size_t e) { written[e] = 1; });
+  if (dst.track_written && dma.copies_written && dma.src_shadow->track_written && !dma.src_shadow->fully_written()) {
+    // Element by element, in the boxes' common row-major order.
+    RefShadow& src = *dma.src_shadow;
+    std::vector<uint8_t> from;
+    src.for_each(dma.src_box, [&](size_t e) { from.push_back(src.written_flags()[e]); });
+    std::vector<uint8_t>& to = dst.written_flags();
+    size_t i = 0;
+    dst.for_each(dma.dst_box, [&](size_t e) {
+      dst.written_count += static_cast<size_t>(from[i]) - static_cast<size_t>(to[e]);
+      to[e] = from[i++];
+    });
+  } else if (dst.track_written) {
+    dst.mark_written(dma.dst_box);
   }
   if (dst.track_writers) {
     dst.histories();
@@ -379,6 +397,7 @@ inline void enter_scope(RefShadow& r, const SourceLoc& entry) {
     throw RunFailure{std::move(e)};
   }
   std::fill(r.written.begin(), r.written.end(), uint8_t{0});
+  r.written_count = 0;
 }
 
 // The block of scoped scratch `r` ends (spec section 17): no DMA may
@@ -401,7 +420,9 @@ inline void forget_block(RefShadow& r, int64_t slot) {
   if (r.written.empty()) return;
   const size_t per_slot = r.count() / static_cast<size_t>(r.shape[0]);
   auto first = r.written.begin() + static_cast<std::ptrdiff_t>(per_slot * static_cast<size_t>(slot));
-  std::fill(first, first + static_cast<std::ptrdiff_t>(per_slot), uint8_t{0});
+  auto last = first + static_cast<std::ptrdiff_t>(per_slot);
+  r.written_count -= static_cast<size_t>(std::count(first, last, uint8_t{1}));
+  std::fill(first, last, uint8_t{0});
 }
 
 // A step ends: a block buffer exists for that step only, so the only DMAs
