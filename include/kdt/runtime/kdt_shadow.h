@@ -307,7 +307,10 @@ inline void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
     src.histories();
     src.for_each(dma->src_box, [&](size_t e) { track_element(src, e, Access::Read, true, c, &dma->loc, true, false); });
   }
-  if (dst.track_writers) {
+  // A block spec's write-back is checked when it retires, with its record:
+  // nothing but the pipeline reaches the array meanwhile (spec section 13),
+  // and another program's DMA into it meanwhile meets this one's claim.
+  if (dst.track_writers && !dma->copies_written) {
     dst.histories();
     dst.for_each(dma->dst_box, [&](size_t e) { track_element(dst, e, dst_kind, true, c, &dma->loc, true, false); });
   }
@@ -376,7 +379,7 @@ inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock&
   if (dst.track_writers) {
     dst.histories();
     Access kind = dma.add ? Access::Accumulate : Access::Write;
-    dst.for_each(dma.dst_box, [&](size_t e) { track_element(dst, e, kind, true, c, &dma.loc, false, true); });
+    dst.for_each(dma.dst_box, [&](size_t e) { track_element(dst, e, kind, true, c, &dma.loc, dma.copies_written, true); });
   }
   if (!dma.has_src_sem) retire_source(dma, c);
 }
