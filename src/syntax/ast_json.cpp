@@ -255,6 +255,12 @@ class AstJson {
       if (p.tile_type) {
         pj["type"] = tile_type(*p.tile_type);
         pj["space"] = name(p.mem_space);
+        if (p.block) {  // section 13
+          ordered_json bj = node("BlockSpec", p.block->range);
+          bj["shape"] = exprs(p.block->dims);
+          bj["index"] = exprs(p.block->index);
+          pj["block"] = std::move(bj);
+        }
       } else {
         if (!p.scalar_type_name.text.empty()) pj["typeName"] = name(p.scalar_type_name);
         else pj["dtype"] = std::string(dtype_name(p.scalar_dtype));
@@ -271,6 +277,9 @@ class AstJson {
         ordered_json names = ordered_json::array();
         for (const ast::Name& n : a.arg_names) names.push_back(n.text.empty() ? ordered_json() : name(n));
         aj["argNames"] = std::move(names);
+      }
+      if (std::find(a.sequential.begin(), a.sequential.end(), true) != a.sequential.end()) {
+        aj["sequential"] = a.sequential;  // section 13: per argument
       }
       attrs.push_back(std::move(aj));
     }
