@@ -115,8 +115,12 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
       if (!vd.start) continue;
       std::string start = "static_cast<int64_t>(" + scalar(*vd.start) + ")";
       if (options_.checks) {
+        // A block spec's copy names the spec (its location is the spec's).
+        std::string what = s.pipeline && k_.refs[v->ref].is_param
+                               ? "block spec of `" + k_.refs[v->ref].kd_name + "`: the block at"
+                               : std::string("DMA ") + (v == &*s.src ? "source" : "destination") + " index";
         start = "kdt_rt::checked_index(" + start + ", " + std::to_string(vd.size) + ", " + std::to_string(rs[dim]) + ", " +
-                loc(vd.start->range) + ", \"DMA " + (v == &*s.src ? "source" : "destination") + " index\")";
+                loc(vd.start->range) + ", \"" + emit::CodeWriter::escape(what) + "\")";
       }
       w_.line(d + "->starts[" + std::to_string(capture++) + "] = " + start + ";");
     }

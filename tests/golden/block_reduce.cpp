@@ -144,8 +144,8 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
       dma0->dst_device = device;
       dma0->program = s.flat;
       dma0->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541};
-      dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
-      dma0->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
+      dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
+      dma0->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
       dma0->starts[2] = kdt_rt::checked_index(static_cast<int64_t>(x_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 16, 32, 640, 641}, "DMA destination index");
       dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], dma0->starts[1]}, {32, 128}};
       dma0->dst_box = kdt_rt::Box{3, {dma0->starts[2], 0, 0}, {1, 32, 128}};
@@ -207,8 +207,8 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
         dma1->dst_device = device;
         dma1->program = s.flat;
         dma1->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541};
-        dma1->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
-        dma1->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA source index");
+        dma1->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
+        dma1->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
         dma1->starts[2] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_sub(int32_t(1), x_slot)), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "DMA destination index");
         dma1->src_box = kdt_rt::Box{2, {dma1->starts[0], dma1->starts[1]}, {32, 128}};
         dma1->dst_box = kdt_rt::Box{3, {dma1->starts[2], 0, 0}, {1, 32, 128}};
@@ -312,8 +312,8 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
       dma13->program = s.flat;
       dma13->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607};
       dma13->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(y_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "DMA source index");
-      dma13->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(y_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "DMA destination index");
-      dma13->starts[2] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(y_at1, int32_t(1))), 1, 1, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "DMA destination index");
+      dma13->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(y_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "block spec of `y`: the block at");
+      dma13->starts[2] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(y_at1, int32_t(1))), 1, 1, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "block spec of `y`: the block at");
       dma13->src_box = kdt_rt::Box{3, {dma13->starts[0], 0, 0}, {1, 32, 1}};
       dma13->dst_box = kdt_rt::Box{2, {dma13->starts[1], dma13->starts[2]}, {32, 1}};
       dma13->add = false;
