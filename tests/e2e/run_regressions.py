@@ -5,7 +5,8 @@ Each file states what it must produce, in comment lines:
     // RUN-INPUT: NAME DTYPE = PYTHON-LITERAL     (zero or more)
     // RUN-EXPECT: NAME = PYTHON-LITERAL           (one or more)
 The expected values are written by hand in the file, not computed by kdt.
-Each file runs in every --program-order and --dma-mode.
+Each file runs in every --program-order and --dma-mode (DMA order fifo),
+and in four more runs with the lifo and shuffle DMA orders.
 
 usage: run_regressions.py KDT REGRESSIONS_DIR
 """
@@ -40,11 +41,16 @@ def main():
             print("FAIL %s: no RUN-EXPECT line" % name)
             failures += 1
             continue
-        # Every program order and DMA mode (spec section 1): each must give the same outputs.
-        for order, mode in itertools.product(("forward", "reverse", "shuffle"), ("on_wait", "eager")):
+        # Every program order and DMA mode (spec section 1), and the other DMA
+        # completion orders (section 16): each must give the same outputs.
+        runs = [(order, mode, "fifo") for order, mode in itertools.product(("forward", "reverse", "shuffle"),
+                                                                           ("on_wait", "eager"))]
+        runs += [("forward", "on_wait", "lifo"), ("reverse", "eager", "shuffle"), ("shuffle", "on_wait", "shuffle"),
+                 ("forward", "eager", "lifo")]
+        for order, mode, dma_order in runs:
             with tempfile.TemporaryDirectory() as tmp:
                 cmd = [kdt, "run", path, "--random-all", "--output-dir", os.path.join(tmp, "out"),
-                       "--program-order", order, "--dma-mode", mode]
+                       "--program-order", order, "--dma-mode", mode, "--dma-order", dma_order]
                 for spec in directives(path, "RUN-INPUT"):
                     lhs, value = spec.split("=", 1)
                     pname, dtype = lhs.split()
@@ -54,7 +60,7 @@ def main():
                     cmd += ["--input", "%s=%s" % (pname, npy)]
                 r = subprocess.run(cmd, capture_output=True, text=True)
                 if r.returncode != 0:
-                    print("FAIL %s (%s, %s): kdt run exited %d\n%s" % (name, order, mode, r.returncode, r.stderr))
+                    print("FAIL %s (%s, %s, %s): kdt run exited %d\n%s" % (name, order, mode, dma_order, r.returncode, r.stderr))
                     failures += 1
                     continue
                 for spec in expects:
@@ -62,10 +68,11 @@ def main():
                     got = np.load(os.path.join(tmp, "out", oname + ".npy"))
                     want = np.array(ast.literal_eval(value))
                     if got.shape != want.shape or not np.array_equal(got, want.astype(got.dtype)):
-                        print("FAIL %s (%s, %s): %s = %s, expected %s" % (name, order, mode, oname, got.tolist(), want.tolist()))
+                        print("FAIL %s (%s, %s, %s): %s = %s, expected %s" % (name, order, mode, dma_order, oname, got.tolist(),
+                                                                         want.tolist()))
                         failures += 1
                     else:
-                        print("ok   %s (%s, %s): %s" % (name, order, mode, oname))
+                        print("ok   %s (%s, %s, %s): %s" % (name, order, mode, dma_order, oname))
     print("%d regression files, %d failures" % (len(files), failures))
     return 1 if failures or not files else 0
 
