@@ -49,7 +49,7 @@ def significant(toks):
 
 
 def top_level_names(toks):
-    """Names of the top-level `const`s and kernels of one file."""
+    """Names of the top-level `const`s, kernels, functions and type aliases of one file."""
     names = []
     depth = 0
     sig = significant(toks)
@@ -59,7 +59,7 @@ def top_level_names(toks):
             depth += 1
         elif kind == 'other' and t in '})':
             depth -= 1
-        elif depth == 0 and kind == 'ident' and t in ('const', 'kernel'):
+        elif depth == 0 and kind == 'ident' and t in ('const', 'kernel', 'fn', 'type'):
             if n + 1 < len(sig) and toks[sig[n + 1]][0] == 'ident':
                 names.append(toks[sig[n + 1]][1])
     return names

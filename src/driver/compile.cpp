@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kdt/analysis/dma_protocol.h"
 #include "kdt/discharge/discharge.h"
 #include "kdt/driver/output.h"
 #include "kdt/driver/ptx_compile.h"
@@ -38,6 +39,12 @@ std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Op
   check.type_defines = options.type_defines;
   check.limits = options.limits;
   c->ok = check_program(c->program, c->diags, check);
+  if (c->ok && options.static_dma_checks) {
+    // Section 18: on the IR every path lowers to, before either path's own stages.
+    const size_t errors = c->diags.error_count();
+    check_dma_protocol(lower_program(c->program, ""), c->sources, c->diags);
+    c->ok = c->diags.error_count() == errors;
+  }
   return c;
 }
 

@@ -208,7 +208,9 @@ void add_option_group(po::options_description& d, OptionGroup group) {
         ("diagnostics-file", po::value<std::string>()->value_name("PATH"), "write diagnostics there instead of stderr")
         ("color", po::value<std::string>()->value_name("WHEN"), "colour text diagnostics: auto (default), always, never")
         ("Werror", po::bool_switch(), "treat warnings as errors")
-        (",w", po::bool_switch(), "silence warnings");
+        (",w", po::bool_switch(), "silence warnings")
+        ("no-static-dma-checks", po::bool_switch(),
+         "skip the static DMA-protocol checks (dma-protocol); the run-time checks still decide");
       break;
     case OptionGroup::Limits:
       for (const LimitFlag& flag : limit_flags()) {
@@ -268,6 +270,7 @@ bool read_option_group(const po::variables_map& vm, OptionGroup group, Options& 
       }
       out.warnings_as_errors = vm["Werror"].as<bool>();
       out.no_warnings = vm["-w"].as<bool>();
+      out.static_dma_checks = !vm["no-static-dma-checks"].as<bool>();
       return true;
     case OptionGroup::Limits:
       for (const LimitFlag& flag : limit_flags()) {

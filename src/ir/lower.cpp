@@ -29,6 +29,7 @@ class Lowerer {
     k_.kd_name = ast_.name.text;
     k_.name = k_.kd_name;
     k_.range = ast_.range;
+    k_.body_range = ast_.body.range;
     k_.devices = ast_.devices;
     k_.mesh = ast_.mesh;
     k_.mesh_axes = ast_.mesh_axes;
@@ -208,7 +209,7 @@ class Lowerer {
 
   int new_local(const Symbol* s, const Type& type, bool is_mutable) {
     int id = static_cast<int>(k_.locals.size());
-    k_.locals.push_back({unique_name(s->name), type, is_mutable});
+    k_.locals.push_back({unique_name(s->name), type, is_mutable, false, s->name});
     locals_[s] = id;
     return id;
   }
@@ -216,7 +217,7 @@ class Lowerer {
   // A local that no KD binding declares: a call's bound argument or result.
   int temp_local(const std::string& name, const Type& type, bool is_mutable = false) {
     int id = static_cast<int>(k_.locals.size());
-    k_.locals.push_back({unique_name(name), type, is_mutable});
+    k_.locals.push_back({unique_name(name), type, is_mutable, false, name});
     return id;
   }
 
@@ -1114,7 +1115,9 @@ class Lowerer {
       }
       case K::Index: {
         const ast::Expr& base = *e.operands[0];
-        if (base.symbol && (refs_.count(base.symbol) || ref_args_.count(base.symbol))) {
+        // `r[...]` loads from the ref; `r[...][0:4]` slices the loaded tile.
+        if (base.kind == ast::Expr::Kind::Name && base.symbol &&
+            (refs_.count(base.symbol) || ref_args_.count(base.symbol))) {
           auto load = make(ExprKind::Load, t, e.range);
           load->view = lower_view(e);
           return load;

@@ -593,8 +593,11 @@ Built Builder::build() {
   const bool racy = ch_.chance(8);
   const int64_t phases = ch_.range(2, 6);
   const int64_t racy_at = racy ? ch_.range(0, phases - 1) : -1;
+  // A deliberate protocol bug in some kernels that are not racy already.
+  const int64_t bug_at = !racy && ch_.chance(8) ? ch_.range(0, phases - 1) : -1;
   for (int64_t i = 0; i < phases; ++i) {
     if (i == racy_at) phase_racy();
+    if (i == bug_at) phase_protocol_bug();
     const uint64_t kind = ch_.below(k_.devices > 1 ? 15 : 12);
     switch (kind) {
       case 0: case 1: phase_store(); break;
@@ -617,6 +620,7 @@ Built Builder::build() {
   Built b;
   b.kernel = std::move(k_);
   b.racy = racy_;
+  b.bug = bug_;
   return b;
 }
 

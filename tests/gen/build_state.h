@@ -110,6 +110,7 @@ class Builder {
   void phase_remote_add();
   void phase_barrier();
   void phase_racy();
+  void phase_protocol_bug();  // build_protocol.cpp
   void ensure_outputs();
   // An accumulation target of dtype dt that can take `terms` more additions
   // per element (float sums of the generator's values stay exact up to
@@ -134,6 +135,7 @@ class Builder {
   bool in_fallback_ = false;    // only the asm inputs are visible
   std::vector<Binding> fallback_names_;
   bool racy_ = false;
+  std::string bug_;             // the run-time code a deliberate protocol bug must get
   int64_t repeat_ = 1;          // iterations of the enclosing loops
   int64_t programs_ = 1;
 };

@@ -9,6 +9,7 @@ namespace kdt::gen {
 struct Built {
   Kernel kernel;
   bool racy = false;
+  std::string bug;  // a deliberate protocol bug: the run-time code it must get
 };
 
 Built build_kernel(Choices& choices);

@@ -1,14 +1,23 @@
 // kdt_difftest: differential testing of `kdt run` against the generator's
 // model evaluator.
 //
-//   kdt_difftest KDT_BINARY FIRST_SEED COUNT [--keep DIR] [--check-only] [--print]
+//   kdt_difftest KDT_BINARY FIRST_SEED COUNT [--keep DIR] [--check-only] [--deliberate-only] [--print]
+//
+// --check-only stops after the check; --deliberate-only runs only the
+// kernels with a deliberate race or protocol bug (the others are checked).
 //
 // For each seed: generate a program (tests/gen/kd_gen.h), write its .kd file
 // and input .npy files, check it with `kdt --emit=check`, then run it with
 // `kdt run` (checks on) in both DMA modes and every program order (shuffle
 // with two seeds) and compare every output bit for bit with the model's (any
-// NaN matches any NaN). For a kernel built racy on purpose, every run must
-// instead fail with the `race` diagnostic. The compile cache makes the runs
+// NaN matches any NaN). For a kernel built racy or with a protocol bug on
+// purpose, every run must instead fail with that diagnostic (`race`,
+// `semaphore-leak`, `deadlock`, `dma-wait-mismatch`), run with
+// --no-static-dma-checks. The static DMA-protocol checks (spec section 18)
+// must pass every other kernel (no false positives); where they report an
+// error, it must be the one the runs report (`dma-protocol` messages map to
+// run-time codes: static_code()). The summary counts the deliberate bugs
+// caught statically and those left to the run. The compile cache makes the runs
 // after the first cheap: DMA mode and program order are run-time flags of
 // the compiled harness (src/driver/run.cpp), so one program compiles once.
 #include <fcntl.h>
@@ -45,6 +54,7 @@ struct Options {
   uint64_t count = 0;
   std::string keep;
   bool check_only = false;
+  bool deliberate_only = false;
   bool print = false;
 };
 
@@ -136,12 +146,43 @@ std::string compare(const Array& want, const std::string& path) {
   return "";
 }
 
+// The run-time code a `dma-protocol` message stands for (its wording is
+// src/analysis/dma_protocol.cpp's).
+std::string static_code(const std::string& message) {
+  if (message.find("in-flight DMA") != std::string::npos) return "race";
+  if (message.find("has no DMA to retire") != std::string::npos || message.find("never returns") != std::string::npos) {
+    return "deadlock";
+  }
+  if (message.find("this wait is for") != std::string::npos) return "dma-wait-mismatch";
+  return "semaphore-leak";
+}
+
+// The errors of a JSON diagnostics document as run-time codes: each
+// `dma-protocol` message mapped by static_code(), "?" for any other code.
+// Warnings (`unused-binding`) and notes do not count.
+std::vector<std::string> static_codes(const std::string& json_text) {
+  std::vector<std::string> out;
+  auto value_after = [&](const std::string& key, size_t from) {
+    const size_t at = json_text.find("\"" + key + "\": \"", from);
+    if (at == std::string::npos) return std::string();
+    const size_t begin = at + key.size() + 5;
+    return json_text.substr(begin, json_text.find('"', begin) - begin);
+  };
+  const std::string error = "\"kind\": \"error\"";
+  for (size_t at = json_text.find(error); at != std::string::npos; at = json_text.find(error, at + 1)) {
+    const std::string code = value_after("code", at);
+    out.push_back(code == "dma-protocol" ? static_code(value_after("message", at)) : "?");
+  }
+  return out;
+}
+
 bool parse(int argc, char** argv, Options& o) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--keep" && i + 1 < argc) o.keep = argv[++i];
     else if (a == "--check-only") o.check_only = true;
+    else if (a == "--deliberate-only") o.deliberate_only = true;
     else if (a == "--print") o.print = true;
     else positional.push_back(a);
   }
@@ -157,7 +198,8 @@ bool parse(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
   Options opt;
   if (!parse(argc, argv, opt)) {
-    std::cerr << "usage: kdt_difftest KDT_BINARY FIRST_SEED COUNT [--keep DIR] [--check-only] [--print]\n";
+    std::cerr << "usage: kdt_difftest KDT_BINARY FIRST_SEED COUNT [--keep DIR] [--check-only] [--deliberate-only] "
+                 "[--print]\n";
     return 2;
   }
   if (opt.kdt.find('/') == std::string::npos) opt.kdt = "./" + opt.kdt;
@@ -174,7 +216,7 @@ int main(int argc, char** argv) {
   if (const char* c = std::getenv("KDT_CACHE_DIR"); !c || !*c) setenv("KDT_CACHE_DIR", (work + "/cache").c_str(), 1);
 
   const auto began = std::chrono::steady_clock::now();
-  uint64_t programs = 0, racy = 0, runs = 0, mismatches = 0, generator_errors = 0;
+  uint64_t programs = 0, racy = 0, buggy = 0, caught_statically = 0, runs = 0, mismatches = 0, generator_errors = 0;
   const std::vector<std::string> modes = {"on_wait", "eager"};
   const std::vector<std::pair<std::string, std::string>> orders = {
       {"forward", "0"}, {"reverse", "0"}, {"shuffle", "1"}, {"shuffle", "2"}};
@@ -190,17 +232,32 @@ int main(int argc, char** argv) {
     }
     ++programs;
     racy += p.racy;
-    if (opt.print) std::cout << "// seed " << seed << (p.racy ? " (racy)" : "") << "\n" << p.source;
+    buggy += !p.bug.empty();
+    // What every run must report: nothing, `race` or the protocol bug's code.
+    const std::string expected_code = p.racy ? "race" : p.bug;
+    const std::string what = p.racy ? " (racy)" : p.bug.empty() ? "" : " (" + p.bug + " on purpose)";
+    if (opt.print) std::cout << "// seed " << seed << what << "\n" << p.source;
     const std::string dir = work + "/seed-" + std::to_string(seed);
     fs::create_directories(dir);
     const std::string kd = dir + "/generated.kd";
-    std::ofstream(kd) << "// kdt_difftest seed " << seed << (p.racy ? " (racy on purpose)" : "") << "\n" << p.source;
+    std::ofstream(kd) << "// kdt_difftest seed " << seed << what << "\n" << p.source;
     bool failed = false;
-    const int checked = run({opt.kdt, "--emit=check", kd}, dir + "/check.log");
+    const std::string check_json = dir + "/check.json";
+    const int checked = run({opt.kdt, "--emit=check", "--diagnostics-format=json", "--diagnostics-file=" + check_json, kd},
+                            dir + "/check.log");
     if (checked != 0) {
-      std::cout << "seed " << seed << ": kdt --emit=check " << kd << " exited " << checked << ":\n"
-                << read_text(dir + "/check.log");
-      failed = true;
+      // Only a deliberate bug may fail the check, only as `dma-protocol`,
+      // and only as the bug the runs report.
+      const std::vector<std::string> found = static_codes(read_text(check_json));
+      bool confirmed = checked == 1 && !expected_code.empty() && !found.empty();
+      for (const std::string& code : found) confirmed = confirmed && code == expected_code;
+      if (confirmed) {
+        ++caught_statically;
+      } else {
+        std::cout << "seed " << seed << ": kdt --emit=check " << kd << " exited " << checked << ":\n"
+                  << read_text(check_json) << read_text(dir + "/check.log");
+        failed = true;
+      }
     }
     std::vector<std::string> input_args;
     for (const Array& a : p.inputs) {
@@ -209,21 +266,25 @@ int main(int argc, char** argv) {
       input_args.push_back("--input");
       input_args.push_back(a.name + "=" + path);
     }
-    for (size_t m = 0; !failed && !opt.check_only && m < modes.size(); ++m) {
+    const bool run_it = !opt.check_only && !(opt.deliberate_only && expected_code.empty());
+    for (size_t m = 0; !failed && run_it && m < modes.size(); ++m) {
       for (size_t o = 0; !failed && o < orders.size(); ++o) {
         const std::string tag = modes[m] + "-" + orders[o].first + orders[o].second;
         const std::string out = dir + "/out-" + tag, diag = dir + "/diag-" + tag + ".json";
         std::vector<std::string> args = {opt.kdt, "run", kd, "--random-all", "--output-dir", out, "--dma-mode=" + modes[m],
                                          "--program-order=" + orders[o].first, "--seed", orders[o].second,
                                          "--diagnostics-format=json", "--diagnostics-file=" + diag};
+        // The run-time checks must find a deliberate bug whatever the static ones say.
+        if (!expected_code.empty()) args.push_back("--no-static-dma-checks");
         args.insert(args.end(), input_args.begin(), input_args.end());
         const int status = run(args, dir + "/run-" + tag + ".log");
         ++runs;
         std::string problem;
-        if (p.racy) {
+        if (!expected_code.empty()) {
           const std::string d = without_spaces(read_text(diag));
-          if (status != 1 || d.find("\"code\":\"race\"") == std::string::npos) {
-            problem = "expected a `race` diagnostic, got exit " + std::to_string(status) + " and " + read_text(diag);
+          if (status != 1 || d.find("\"code\":\"" + expected_code + "\"") == std::string::npos) {
+            problem = "expected a `" + expected_code + "` diagnostic, got exit " + std::to_string(status) + " and " +
+                      read_text(diag);
           }
         } else if (status != 0) {
           problem = "kdt run exited " + std::to_string(status) + ": " + read_text(diag) + read_text(dir + "/run-" + tag + ".log");
@@ -253,8 +314,10 @@ int main(int argc, char** argv) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   std::cout << "kdt_difftest: seeds " << opt.first << ".." << opt.first + opt.count - 1 << ": " << programs
-            << " programs (" << racy << " racy), " << runs << " runs, " << mismatches << " mismatches, "
-            << generator_errors << " generator errors, " << static_cast<int>(seconds) << " s\n";
+            << " programs (" << racy << " racy, " << buggy << " with a protocol bug; " << caught_statically
+            << " of those " << racy + buggy << " caught by the static checks, the rest at run time), "
+            << programs - racy - buggy << " clean under the static checks, " << runs << " runs, " << mismatches
+            << " mismatches, " << generator_errors << " generator errors, " << static_cast<int>(seconds) << " s\n";
   if (opt.keep.empty() && mismatches == 0 && generator_errors == 0) fs::remove_all(work);
   return mismatches == 0 && generator_errors == 0 ? 0 : 1;
 }

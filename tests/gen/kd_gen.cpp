@@ -33,12 +33,13 @@ Program generate(Choices& choices) {
   program.source = print_kernel(k);
   program.kernel = k.name;
   program.racy = built.racy;
+  program.bug = built.bug;
   program.devices = k.devices;
   for (const Param& p : k.params) {
     if (p.mode == Mode::In || p.mode == Mode::InOut) program.inputs.push_back(array_of(k, p, p.init));
   }
-  // A racy kernel has no single meaning: only its `race` report is checked.
-  if (!built.racy) {
+  // A racy or buggy kernel has no single meaning: only its report is checked.
+  if (!built.racy && built.bug.empty()) {
     const std::vector<std::vector<uint64_t>> result = evaluate(k);
     for (size_t i = 0; i < k.params.size(); ++i) {
       const Param& p = k.params[i];

@@ -49,8 +49,10 @@ struct Program {
   std::string source;           // KD text of one kernel (a complete file)
   std::string kernel;           // its name
   std::vector<Array> inputs;    // values for the kernel's input parameters (`in` and `inout` refs)
-  std::vector<Array> expected;  // every output parameter (`out`, `inout`), computed by the model evaluator; empty when racy
+  std::vector<Array> expected;  // every output parameter (`out`, `inout`), computed by the model evaluator; empty when racy or buggy
   bool racy = false;            // built racy on purpose: `kdt run` must report `race`
+  std::string bug;              // a deliberate protocol bug: the code `kdt run` must report
+                                // (semaphore-leak, deadlock, dma-wait-mismatch); empty: none
   int devices = 1;              // devices(N) of the kernel
 };
 

@@ -2,7 +2,9 @@
 // report, in comment lines (after its code, or before it where the code
 // would swallow them: an unterminated `/*`)
 //     // EXPECT: SEVERITY CODE LINE:COL-LINE:COL [in FILE]: MESSAGE
-//     // EXPECT-NOTE: MESSAGE    (the notes of the diagnostic above, in order)
+//     // EXPECT-NOTE[ LINE:COL [in FILE]]: MESSAGE    (the notes of the diagnostic
+//                                                  above, in order; where a note has
+//                                                  a location, its start)
 //     // ARGS: extra command-line options (optional)
 // (1-based; the end column is exclusive and N:C-N:C is a zero-width range;
 // `in FILE` names a helper file next to the test when the diagnostic lies in
@@ -48,7 +50,7 @@ const std::regex& expect_re() {
   return re;
 }
 const std::regex& note_re() {
-  static const std::regex re(R"(^\s*//\s*EXPECT-NOTE:\s?(.*)$)");
+  static const std::regex re(R"(^\s*//\s*EXPECT-NOTE(?:\s+(\d+:\d+(?:\s+in\s+[^\s:]+)?))?:\s?(.*)$)");
   return re;
 }
 
@@ -66,7 +68,7 @@ DiagFile read_diag_file(const std::string& path) {
                             m[8].matched ? m[8].str() : "", {}});
     } else if (std::regex_search(line, m, note_re())) {
       REQUIRE_MESSAGE(!f.expected.empty(), "EXPECT-NOTE before any EXPECT in " << path);
-      f.expected.back().notes.push_back(m[1]);
+      f.expected.back().notes.push_back(m[1].matched ? m[1].str() + ": " + m[2].str() : m[2].str());
     } else if (std::regex_search(line, m, args_re)) {
       f.args = m[1];
     }
@@ -117,7 +119,17 @@ std::vector<Expectation> from_json(const std::string& text) {
     const json& loc = d["locations"][0];
     Expectation e{d["kind"], d["code"], loc["start"]["line"], loc["start"]["column"], loc["finish"]["line"],
                   loc["finish"]["column"].get<int>() + 1, base_name(loc["start"]["file"]), d["message"], {}};
-    for (const json& c : d.value("children", json::array())) e.notes.push_back(c["message"]);
+    for (const json& c : d.value("children", json::array())) {
+      // A located note: "LINE:COL[ in FILE]: MESSAGE", as EXPECT-NOTE writes it.
+      std::string where;
+      if (!c["locations"].empty()) {
+        const json& at = c["locations"][0]["caret"];
+        where = std::to_string(at["line"].get<int>()) + ":" + std::to_string(at["column"].get<int>());
+        if (base_name(at["file"]) != e.file) where += " in " + base_name(at["file"]);
+        where += ": ";
+      }
+      e.notes.push_back(where + c["message"].get<std::string>());
+    }
     out.push_back(e);
   }
   return out;
@@ -166,7 +178,10 @@ void rewrite_expectations(const DiagFile& f, const std::vector<Expectation>& jso
     std::string line = "// EXPECT: " + e.severity + " " + e.code + " " + range_text(e);
     if (e.file != base_name(f.path)) line += " in " + e.file;
     block += line + ": " + e.message + "\n";
-    for (const std::string& n : e.notes) block += "// EXPECT-NOTE: " + n + "\n";
+    for (const std::string& n : e.notes) {
+      static const std::regex located(R"(^\d+:\d+(?:\s+in\s+[^\s:]+)?: )");
+      block += std::string("// EXPECT-NOTE") + (std::regex_search(n, located) ? " " : ": ") + n + "\n";
+    }
   }
   const std::string path = kdt::test::source_dir() + "/" + f.path;
   const std::string text = kdt::test::read_text(path);

@@ -316,6 +316,36 @@ TEST_SUITE("lsp") {
     CHECK(client.wait_exit() == 0);
   }
 
+  TEST_CASE("the static DMA-protocol checks report while the file is typed") {
+    kdt::test::TempDir tmp;
+    std::string uri = kdt::uri_from_path(tmp.file("dma.kd"));
+    std::string text =
+        "kernel k(x: in f32[8] @global, y: out f32[8] @global) grid(1) {\n"  // 0
+        "    sem copied: dma;\n"                                              // 1
+        "    dma_start(x, y, copied);\n"                                      // 2
+        "}\n";
+    LspClient client;
+    initialize(client);
+    client.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", uri}, {"languageId", "kd"}, {"version", 1}, {"text", text}}}});
+    json diags = client.diagnostics_for(uri)["diagnostics"];
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0]["code"] == "dma-protocol");
+    CHECK(diags[0]["range"] == range(2, 4, 2, 27));
+    CHECK(diags[0]["message"].get<std::string>().find("never retired") != std::string::npos);
+    // The user types the wait: the error goes.
+    client.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                             {"contentChanges", {{{"range", range(3, 0, 3, 0)},
+                                                                  {"text", "    dma_wait(copied, y);\n"}}}}});
+    json fixed = client.diagnostics_for(uri);
+    CHECK(fixed["version"] == 2);
+    CHECK(fixed["diagnostics"] == json::array());
+    client.request(2, "shutdown", nullptr);
+    CHECK(client.response(2)["result"].is_null());
+    client.notify("exit", nullptr);
+    CHECK(client.wait_exit() == 0);
+  }
+
   TEST_CASE("framing: a wrong Content-Length or garbage loses one message, not the session") {
     LspClient client;
     initialize(client);

@@ -1,5 +1,5 @@
 // The pipeline as the driver, the tests and the LSP run it:
-// load -> parse -> check (-> lower -> discharge -> emit).
+// load -> parse -> check -> static DMA-protocol checks (-> lower -> discharge -> emit).
 #pragma once
 
 #include <memory>
@@ -20,7 +20,7 @@ struct Compilation {
   std::vector<std::string> files_read;
   std::string io_error;  // the main file could not be read
   bool parsed = false;   // the AST exists (no syntax or include errors)
-  bool ok = false;       // parsed and checked without errors
+  bool ok = false;       // parsed and checked without errors (the DMA-protocol checks included)
 };
 
 // Runs the front end on `path` (or on `text`, read as if it were `path`).

@@ -44,6 +44,7 @@ struct Options {
   std::string color = "auto";
   bool warnings_as_errors = false;
   bool no_warnings = false;
+  bool static_dma_checks = true;  // section 18's analysis (--no-static-dma-checks turns it off)
   Limits limits;  // --max-nesting, --max-include-depth, ...
   bool help = false;
   bool version = false;
@@ -70,7 +71,7 @@ enum class OptionGroup {
   Kernel,       // --kernel NAME
   Source,       // -D NAME=VALUE, -I DIR
   RunModel,     // --no-checks, --dma-mode, --dma-order, --program-order
-  Diagnostics,  // --diagnostics-format, --diagnostics-file, --color, -Werror, -w
+  Diagnostics,  // --diagnostics-format, --diagnostics-file, --color, -Werror, -w, --no-static-dma-checks
   Limits,       // --max-nesting=N, ... (limit_flags())
 };
 void add_option_group(boost::program_options::options_description& desc, OptionGroup group);

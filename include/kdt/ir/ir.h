@@ -147,6 +147,8 @@ struct Local {
   Type type;
   bool mutable_ = false;
   bool internal = false;  // made by discharge, named for the target already
+  std::string kd_name;    // the KD spelling (diagnostics); empty: `name`
+  const std::string& spelled() const { return kd_name.empty() ? name : kd_name; }
 };
 
 // An inline-asm block. The compiled path uses the template; the
@@ -284,6 +286,7 @@ struct Kernel {
   std::string name;
   std::string kd_name;
   SourceRange range;
+  SourceRange body_range;  // `{ ... }` of the kernel body
   std::vector<int64_t> grid;  // the parallel axes: one program per index tuple
   // The sequential axes (section 13), which each program runs as its steps.
   std::vector<int64_t> steps;
