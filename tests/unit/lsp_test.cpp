@@ -331,7 +331,7 @@ TEST_SUITE("lsp") {
     json diags = client.diagnostics_for(uri)["diagnostics"];
     REQUIRE(diags.size() == 1);
     CHECK(diags[0]["code"] == "dma-protocol");
-    CHECK(diags[0]["range"] == range(2, 4, 2, 27));
+    CHECK(diags[0]["range"] == range(2, 4, 2, 28));  // the statement, `;` included
     CHECK(diags[0]["message"].get<std::string>().find("never retired") != std::string::npos);
     // The user types the wait: the error goes.
     client.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
