@@ -19,7 +19,8 @@ bool certainly_overlap(const ViewValue& a, const ViewValue& b) {
     const Value& y = b.starts[d];
     if (a.sizes[d] <= 0 || b.sizes[d] <= 0) return false;
     if (x.known() && y.known()) {
-      if (!(x.bits < y.bits + b.sizes[d] && y.bits < x.bits + a.sizes[d])) return false;
+      const __int128 xs = x.bits, ys = y.bits;
+      if (!(xs < ys + b.sizes[d] && ys < xs + a.sizes[d])) return false;
     } else if (!(x.kind == Value::Kind::Term && x == y)) {
       return false;  // not known to overlap in this dimension
     }
@@ -179,7 +180,8 @@ void Explorer::for_stmt(const ir::Stmt& s, States& states) {
   const Effects& fx = effects(s.body);
   for (auto& [bounds, group] : groups) {
     const auto [lo, hi] = bounds;
-    if (hi > lo && (hi - lo) / s.step > kMaxWork) {
+    // (In 128 bits: the bounds may be any i64.)
+    if (hi > lo && (static_cast<__int128>(hi) - lo) / s.step > kMaxWork) {
       gave_up_ = true;
       return;
     }
@@ -482,8 +484,11 @@ SemSlot* Explorer::slot(const ir::SemRef& r, State& st, int64_t* index) {
     untrack(s);
     return nullptr;
   }
-  const int64_t element = cols > 0 ? row.bits * cols + col.bits : row.bits;
-  if (element < 0 || static_cast<size_t>(element) >= s.slots.size()) {
+  const int64_t count = static_cast<int64_t>(s.slots.size());
+  const int64_t rows = cols > 0 ? count / cols : count;
+  const bool inside = row.bits >= 0 && row.bits < rows && (cols == 0 || (col.bits >= 0 && col.bits < cols));
+  const int64_t element = !inside ? -1 : cols > 0 ? row.bits * cols + col.bits : row.bits;
+  if (element < 0 || element >= count) {
     untrack(s);  // out of bounds: the run-time check reports it
     return nullptr;
   }
