@@ -382,22 +382,14 @@ void Explorer::end_of_program(State& st) {
       SemSlot& slot = st.sems[sem].slots[i];
       for (Flight& flight : slot.queue) {
         if (flight.reported) continue;
-        Finding f;
-        f.problem = Problem::Leak;
-        f.at = flight.start;
-        f.range = flight.start.stmt->range;
-        f.sem = static_cast<int>(sem);
-        f.slot = static_cast<int64_t>(i);
+        Finding f = make_finding(Problem::Leak, flight.start, flight.start.stmt->range, static_cast<int>(sem),
+                                 static_cast<int64_t>(i));
         f.b = flight.receive;
         add(st, std::move(f));
       }
       if (slot.count != 0 && slot.last_signal.stmt) {
-        Finding f;
-        f.problem = Problem::RegularLeak;
-        f.at = slot.last_signal;
-        f.range = slot.last_signal.stmt->range;
-        f.sem = static_cast<int>(sem);
-        f.slot = static_cast<int64_t>(i);
+        Finding f = make_finding(Problem::RegularLeak, slot.last_signal, slot.last_signal.stmt->range,
+                                 static_cast<int>(sem), static_cast<int64_t>(i));
         f.a = slot.count;
         add(st, std::move(f));
       }
@@ -421,13 +413,9 @@ void Explorer::read_view(const ViewValue& v, const ir::Stmt& s, SourceRange rang
     for (const SemSlot& slot : st.sems[sem].slots) {
       for (const Flight& flight : slot.queue) {
         if (!flight.receive || !certainly_overlap(flight.dst, v)) continue;
-        Finding f;
-        f.problem = Problem::ReadInFlight;
-        f.at = {&s, st.ctx};
-        f.range = range;
+        Finding f = make_finding(Problem::ReadInFlight, {&s, st.ctx}, range, static_cast<int>(sem),
+                                 &slot - st.sems[sem].slots.data());
         f.other = flight.start;
-        f.sem = static_cast<int>(sem);
-        f.slot = &slot - st.sems[sem].slots.data();
         f.ref = v.ref;
         add(st, std::move(f));
         return;
@@ -448,13 +436,9 @@ void Explorer::write_view(const ViewValue& v, const ir::Stmt& s, bool dma, bool 
         } else {
           continue;
         }
-        Finding f;
-        f.problem = problem;
-        f.at = {&s, st.ctx};
-        f.range = s.range;
+        Finding f = make_finding(problem, {&s, st.ctx}, s.range, static_cast<int>(sem),
+                                 &slot - st.sems[sem].slots.data());
         f.other = flight.start;
-        f.sem = static_cast<int>(sem);
-        f.slot = &slot - st.sems[sem].slots.data();
         f.ref = v.ref;
         add(st, std::move(f));
         return;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "symbolic.h"
@@ -103,6 +104,17 @@ struct Finding {
            a == o.a && b == o.b;
   }
 };
+
+// A finding of `problem` at `at` (reported at `range`) on semaphore element `slot` of `sem`.
+inline Finding make_finding(Problem problem, Site at, SourceRange range, int sem, int64_t slot) {
+  Finding f;
+  f.problem = problem;
+  f.at = std::move(at);
+  f.range = range;
+  f.sem = sem;
+  f.slot = slot;
+  return f;
+}
 
 struct State {
   std::vector<Value> locals;
