@@ -270,13 +270,8 @@ bool Explorer::dma_wait(const ir::Stmt& s, State& st) {
   if (!slot) return true;
   Site here{&s, st.ctx};
   if (slot->queue.empty()) {
-    Finding f;
-    f.problem = Problem::NothingToRetire;
-    f.at = here;
-    f.range = s.range;
+    Finding f = make_finding(Problem::NothingToRetire, here, s.range, s.sem.sem, index);
     f.other = slot->last_wait;
-    f.sem = s.sem.sem;
-    f.slot = index;
     add(st, std::move(f));
     return false;  // it waits for ever
   }
@@ -284,13 +279,8 @@ bool Explorer::dma_wait(const ir::Stmt& s, State& st) {
   slot->queue.erase(slot->queue.begin());
   slot->last_wait = here;
   if (oldest.bytes != s.bytes) {
-    Finding f;
-    f.problem = Problem::WaitMismatch;
-    f.at = here;
-    f.range = s.range;
+    Finding f = make_finding(Problem::WaitMismatch, here, s.range, s.sem.sem, index);
     f.other = oldest.start;
-    f.sem = s.sem.sem;
-    f.slot = index;
     f.a = s.bytes;
     f.b = oldest.bytes;
     add(st, std::move(f));
@@ -314,13 +304,8 @@ bool Explorer::sem_op(const ir::Stmt& s, State& st) {
     return true;
   }
   if (slot->count < amount.bits) {
-    Finding f;
-    f.problem = Problem::RegularBlocked;
-    f.at = {&s, st.ctx};
-    f.range = s.range;
+    Finding f = make_finding(Problem::RegularBlocked, {&s, st.ctx}, s.range, s.sem.sem, index);
     f.other = slot->last_signal;
-    f.sem = s.sem.sem;
-    f.slot = index;
     f.a = slot->count;
     f.b = amount.bits;
     add(st, std::move(f));
@@ -334,13 +319,8 @@ void Explorer::scope_exit(const ir::Stmt& s, State& st) {
   Site here{&s, st.ctx};
   auto leak = [&](Flight& flight, int sem, int64_t index, int ref) {
     flight.reported = true;
-    Finding f;
-    f.problem = Problem::ScopeLeak;
-    f.at = flight.start;
-    f.range = flight.start.stmt->range;
+    Finding f = make_finding(Problem::ScopeLeak, flight.start, flight.start.stmt->range, sem, index);
     f.other = here;
-    f.sem = sem;
-    f.slot = index;
     f.ref = ref;
     add(st, std::move(f));
   };
@@ -352,13 +332,9 @@ void Explorer::scope_exit(const ir::Stmt& s, State& st) {
         if (!flight.reported) leak(flight, sem, static_cast<int64_t>(i), -1);
       }
       if (slot.count != 0) {
-        Finding f;
-        f.problem = Problem::RegularScopeLeak;
-        f.at = slot.last_signal.stmt ? slot.last_signal : here;
-        f.range = f.at.stmt->range;
+        const Site& at = slot.last_signal.stmt ? slot.last_signal : here;
+        Finding f = make_finding(Problem::RegularScopeLeak, at, at.stmt->range, sem, static_cast<int64_t>(i));
         f.other = here;
-        f.sem = sem;
-        f.slot = static_cast<int64_t>(i);
         f.a = slot.count;
         add(st, std::move(f));
       }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -42,10 +43,23 @@ std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Op
   if (c->ok && options.static_dma_checks) {
     // Section 18: on the IR every path lowers to, before either path's own stages.
     const size_t errors = c->diags.error_count();
-    check_dma_protocol(lower_program(c->program, ""), c->sources, c->diags);
+    c->lowered = lower_program(c->program, "");
+    check_dma_protocol(*c->lowered, c->sources, c->diags);
     c->ok = c->diags.error_count() == errors;
   }
   return c;
+}
+
+ir::Module take_module(Compilation& c, const std::string& kernel) {
+  if (!c.lowered) return lower_program(c.program, kernel);
+  ir::Module module = std::move(*c.lowered);
+  c.lowered.reset();
+  if (!kernel.empty()) {
+    std::vector<ir::Kernel>& kernels = module.kernels;
+    kernels.erase(std::remove_if(kernels.begin(), kernels.end(), [&](const ir::Kernel& k) { return k.name != kernel; }),
+                  kernels.end());
+  }
+  return module;
 }
 
 namespace {
@@ -143,7 +157,7 @@ int run_transpile(const Options& options) {
       case EmitKind::Ir:
       case EmitKind::DischargedIr:
       case EmitKind::Cpp: {
-        ir::Module module = lower_program(c->program, options.kernel);
+        ir::Module module = take_module(*c, options.kernel);
         if (options.emit != EmitKind::Ir && !discharge_module(module, c->diags)) break;
         if (options.emit == EmitKind::Cpp) {
           CppEmitOptions cpp;
@@ -163,7 +177,7 @@ int run_transpile(const Options& options) {
       case EmitKind::Cuda:
       case EmitKind::Ptx: {
         // The compiled path works on the IR before discharge: DMAs stay asynchronous.
-        ir::Module module = lower_program(c->program, options.kernel);
+        ir::Module module = take_module(*c, options.kernel);
         CudaEmitOptions cuda;
         cuda.arch = options.arch;
         cuda.threads = options.threads;

@@ -10,6 +10,7 @@
 #include "kdt/check/check.h"
 #include "kdt/diag/engine.h"
 #include "kdt/driver/options.h"
+#include "kdt/ir/ir.h"
 
 namespace kdt {
 
@@ -21,7 +22,14 @@ struct Compilation {
   std::string io_error;  // the main file could not be read
   bool parsed = false;   // the AST exists (no syntax or include errors)
   bool ok = false;       // parsed and checked without errors (the DMA-protocol checks included)
+  // Every kernel lowered, when the DMA-protocol checks needed it: the emit
+  // paths take it instead of lowering the program a second time.
+  std::optional<ir::Module> lowered;
 };
+
+// The lowered module of the checked program: every kernel, or only `kernel`
+// when it is not empty. Takes `c.lowered` when the front end made it.
+ir::Module take_module(Compilation& c, const std::string& kernel);
 
 // Runs the front end on `path` (or on `text`, read as if it were `path`).
 std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Options& options,
