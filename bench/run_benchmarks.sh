@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks of the interpretation path: kdt's emitted C++ (checks off and
-# on) against hand-written C++, side by side in one process, -O2.
+# on) against hand-written C++, side by side in one process, with the
+# flags of `kdt run` (-O2 -march=native, contraction off).
 # Usage: bash bench/run_benchmarks.sh [BUILD_DIR]   (default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ kdt=$build/kdt
 out=$build/bench
 mkdir -p "$out"
 cxx=${CXX:-c++}
-flags="-std=c++17 -O2 -ffp-contract=off"
+flags="-std=c++17 -O2 -ffp-contract=off -march=native"
 
 emit() {  # emit FLAGS... -> one C++ file with every benchmark kernel
   local tmp
@@ -39,3 +40,15 @@ cached=$(ls -t "${KDT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdt}"/*/kernel 
 t0=$(date +%s%N); for _ in 1 2 3 4 5 6 7 8 9 10; do "$kdt" run samples/accumulate_blocks.kd --random-all --output-dir "$out/run" 2>/dev/null; done; t1=$(date +%s%N)
 for _ in 1 2 3 4 5 6 7 8 9 10; do "$cached" --random-all --output-dir "$out/run" >/dev/null; done; t2=$(date +%s%N)
 echo "kdt run cache hit: $(( (t1 - t0) / 10000000 )) ms per run; cached binary alone: $(( (t2 - t1) / 10000000 )) ms per run"
+
+# devices(N): the cost per (device, program) of a ring exchange at N = 2 and
+# N = 64 (issue 17: within 2x), alternated, three runs each.
+mkdir -p "$out/ring"
+for n in 2 64; do
+  "$kdt" --emit=cpp --harness --no-checks -D ND=$n -D R=2048 -D BR=1 -D C=4 samples/ring_exchange.kd -o "$out/ring$n.cpp"
+  $cxx $flags "$out/ring$n.cpp" -o "$out/ring$n"
+done
+for n in 2 64 2 64 2 64; do
+  "$out/ring$n" --random-all --output-dir "$out/ring" 2>&1 |
+    awk -v n=$n '/^time:/ { printf "ring exchange devices(%d) x 2048 programs: %.1f ms, %.1f us per (device, program)\n", n, $2, $2 * 1000 / (n * 2048) }'
+done

@@ -6,6 +6,7 @@
 // still checked; its instances report nothing new twice.
 #include <algorithm>
 #include <functional>
+#include <iterator>
 
 #include "checker.h"
 #include "kdt/syntax/ast_walk.h"
@@ -216,10 +217,12 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
   inst.name = fn.name.text + (key.empty() ? "" : "<" + key + ">");
   inst.body = ast::clone(fn.body);
 
-  // The caller's state, restored below.
-  std::vector<std::unordered_map<std::string, Symbol*>> caller_scopes;
-  caller_scopes.swap(scopes_);
-  scopes_.push_back(caller_scopes.front());
+  // The caller's state, restored below. The body sees the global scope
+  // (shared, not copied: it holds every top-level name) and none of the
+  // caller's locals.
+  std::vector<std::unordered_map<std::string, Symbol*>> caller_scopes(std::make_move_iterator(scopes_.begin() + 1),
+                                                                       std::make_move_iterator(scopes_.end()));
+  scopes_.resize(1);
   const int caller_depth = block_depth_;
   const ast::Function* caller_function = function_;
   std::vector<Type>* caller_results = results_;
@@ -308,7 +311,9 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
   checking_.pop_back();
   diags_.set_report_once(caller_once);
   if (call) diags_.pop_context();
-  scopes_.swap(caller_scopes);
+  scopes_.resize(1);
+  scopes_.insert(scopes_.end(), std::make_move_iterator(caller_scopes.begin()),
+                 std::make_move_iterator(caller_scopes.end()));
   block_depth_ = caller_depth;
   function_ = caller_function;
   results_ = caller_results;

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "driver/host_cpu.h"
 #include "driver/run_args.h"
 #include "driver/run_cache.h"
 #include "driver/signals.h"
@@ -27,7 +28,6 @@
 #include "kdt/driver/compile.h"
 #include "kdt/driver/output.h"
 #include "kdt/emit/emit_cpp.h"
-#include "kdt/ir/lower.h"
 #include "kdt/runtime/kdt_runtime.h"
 
 namespace kdt {
@@ -179,7 +179,7 @@ int run_main(const std::vector<std::string>& args) {
     if (c->program.kernels.empty()) return fail_usage("the program has no kernel to run");
     kernel = c->program.kernels.front()->name.text;
   }
-  ir::Module module = lower_program(c->program, kernel);
+  ir::Module module = take_module(*c, kernel);
   if (module.kernels.empty()) return fail_usage("--kernel " + kernel + ": no such kernel in the program");
   if (!discharge_module(module, c->diags)) return finish(1);
   const ir::Kernel& k = module.kernels.front();
@@ -202,7 +202,11 @@ int run_main(const std::vector<std::string>& args) {
   std::vector<std::string> cxx;
   if (!split_words(cxx_text, cxx, error)) return fail_usage(std::string(cxx_origin) + " '" + cxx_text + "': " + error);
   if (cxx.empty()) cxx = {"c++"};
+  // For the machine it runs on (issue 17): AVX2/FMA units where the host
+  // has them. FP contraction stays off (spec: no fused multiply-add), so
+  // the instruction set changes speed, not results.
   std::vector<std::string> flags = {"-std=c++17", "-O2", "-ffp-contract=off"};
+  if (!options.portable) flags.push_back("-march=native");
   for (const std::string& text : options.cxxflags) {
     std::vector<std::string> words;
     if (!split_words(text, words, error)) return fail_usage("--cxxflags '" + text + "': " + error);
@@ -227,6 +231,7 @@ int run_main(const std::vector<std::string>& args) {
                       (probed.code == ENOENT ? "; install one, or name it with --cxx or $CXX" : ""));
   }
   std::string identity = describe(probed) + "\n" + read_file(version.stdout_path);
+  if (!options.portable) identity += "\nhost " + host_cpu_identity();
   std::string key_text = "kdt run cache 2\n" + identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" +
                          join(flags, std::string(1, '\0')) + "\n" + source;
   std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));

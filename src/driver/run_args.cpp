@@ -26,6 +26,7 @@ std::string run_options_help() {
          "  --seed N                    seed for generated inputs and the shuffle orders (default 0)\n"
          "  --cxx COMPILER              the C++ compiler, split into words (default $CXX, else c++)\n"
          "  --cxxflags=FLAGS            more flags for the C++ compiler (may be repeated)\n"
+         "  --portable                  compile for any CPU of the host's kind, not -march=native\n"
          "  --timeout SECONDS           stop the kernel if it runs longer (default: no limit)\n";
 }
 
@@ -86,6 +87,7 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
     ("seed", po::value<std::string>(), "")
     ("cxx", po::value<std::string>(), "")
     ("cxxflags", po::value<std::vector<std::string>>()->composing(), "")
+    ("portable", po::bool_switch(), "")
     ("timeout", po::value<std::string>(), "")
     ("file", po::value<std::string>(), "");
   // clang-format on
@@ -145,6 +147,7 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
   }
   if (vm.count("cxx")) out.cxx = vm["cxx"].as<std::string>();
   if (vm.count("cxxflags")) out.cxxflags = vm["cxxflags"].as<std::vector<std::string>>();
+  out.portable = vm["portable"].as<bool>();
   if (vm.count("timeout")) {
     std::string v = vm["timeout"].as<std::string>();
     char* end = nullptr;

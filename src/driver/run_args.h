@@ -22,6 +22,7 @@ struct RunArgs {
   uint64_t seed = 0;
   std::string cxx;                // --cxx, split into words like $CXX
   std::vector<std::string> cxxflags;  // each --cxxflags, split into words later
+  bool portable = false;          // --portable: no -march=native
   double timeout_s = 0;           // --timeout; 0: none
   std::string timeout_text;       // as given, for messages
   bool help = false;

@@ -31,9 +31,7 @@ void CppKernelEmitter::emit_dma_sites() {
     std::string T = ctype(d.dtype);
     std::string chunk = std::to_string(plan.chunk);
     if (d.add) {
-      w_.line("const " + T + "* src = " + src + ";");
-      w_.line(T + "* dst = " + dst + ";");
-      w_.line("for (int64_t j = 0; j < " + chunk + "; ++j) dst[j] = kdt_rt::op_add(dst[j], src[j]);");
+      w_.line("kdt_rt::add_run(" + dst + ", " + src + ", int64_t{" + chunk + "});");
     } else {
       w_.line("std::memcpy(" + dst + ", " + src + ", " + chunk + " * sizeof(" + T + "));");
     }

@@ -304,7 +304,12 @@ void CppKernelEmitter::emit_launcher() {
     w_.line("L.states.erase(flat);");
   }
   w_.close();
-  w_.close("}, failure);");
+  if (tile_bytes_ == 0) {
+    w_.close("}, failure);");
+  } else {
+    w_.close("}, failure, kdt_rt::StackNeed{" + std::to_string(tile_bytes_) + ", " + loc(largest_tile_range_) + ", \"" +
+             emit::CodeWriter::escape(largest_tile_name_) + "\"});");
+  }
   if (options_.checks && multi) {
     w_.open("if (ok) {");
     w_.open("try {");
@@ -322,6 +327,19 @@ void CppKernelEmitter::emit_launcher() {
   w_.line("return 0;");
   w_.close();
   w_.line();
+}
+
+void CppKernelEmitter::declare_tile(DType dtype, const std::string& name, int64_t count, SourceRange range,
+                                    const std::string& kd_name) {
+  w_.line("alignas(64) " + ctype(dtype) + " " + name + "[" + std::to_string(count) + "];");
+  // Each rounded up to its 64-byte alignment.
+  const uint64_t bytes = (static_cast<uint64_t>(count) * dtype_bytes(dtype) + 63) / 64 * 64;
+  tile_bytes_ += bytes;
+  if (bytes > largest_tile_bytes_) {
+    largest_tile_bytes_ = bytes;
+    largest_tile_range_ = range;
+    largest_tile_name_ = kd_name;
+  }
 }
 
 std::string CppKernelEmitter::dims_list(const Shape& shape) {

@@ -77,6 +77,15 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   std::string signature();
   void emit_launcher();
   static std::string dims_list(const Shape& shape);
+  // A tile of the program function (on its device thread's stack, which
+  // the launcher sizes for all of them: kdt_rt::StackNeed). `kd_name` names
+  // it in the diagnostic when the tiles do not fit.
+  void declare_tile(DType dtype, const std::string& name, int64_t count, SourceRange range,
+                    const std::string& kd_name);
+  uint64_t tile_bytes_ = 0;
+  uint64_t largest_tile_bytes_ = 0;
+  SourceRange largest_tile_range_;
+  std::string largest_tile_name_;
 
   // ----- shadows for the race and uninitialized-read checks ------------------
   int ref_params() const;

@@ -16,7 +16,7 @@ void CppKernelEmitter::let(const ir::Stmt& s) {
     std::string v = scalar(*s.value);
     w_.line(std::string("[[maybe_unused]] ") + (l.mutable_ ? "" : "const ") + ctype(l.type.dtype) + " " + name + " = " + v + ";");
   } else {
-    w_.line("alignas(64) " + ctype(l.type.dtype) + " " + name + "[" + std::to_string(count_of(l.type.shape)) + "];");
+    declare_tile(l.type.dtype, name, count_of(l.type.shape), s.range, l.spelled());
     store_tile(name, l.type.shape, *s.value);
   }
 }
@@ -40,7 +40,7 @@ void CppKernelEmitter::eval(const ir::Stmt& s) {
 std::string CppKernelEmitter::declare_temp(const Expr& e, const std::string& name) {
   std::string T = ctype(e.type.dtype);
   if (e.type.shape.empty()) w_.line(T + " " + name + "{};");
-  else w_.line("alignas(64) " + T + " " + name + "[" + std::to_string(count_of(e.type.shape)) + "];");
+  else declare_tile(e.type.dtype, name, count_of(e.type.shape), e.range, "a temporary");
   return name;
 }
 
@@ -311,7 +311,7 @@ void CppKernelEmitter::asm_stmt(const ir::Stmt& s) {
     std::string name = "asm" + std::to_string(s.asm_id) + "_" + a.output_names[i];
     outs.push_back(name);
     if (a.shape.empty()) w_.line(ctype(a.outputs[i].second) + " " + name + "{};");
-    else w_.line("alignas(64) " + ctype(a.outputs[i].second) + " " + name + "[" + std::to_string(n) + "];");
+    else declare_tile(a.outputs[i].second, name, n, a.range, a.output_names[i]);
   }
   asm_outputs_[s.asm_id] = outs;
   if (!a.fallback) return;

@@ -56,9 +56,7 @@ static void accumulate_blocks_dma1(accumulate_blocks_launch& L, const kdt_rt::Dm
   accumulate_blocks_program_state& ds = L.state(d.dst_device, d.program);
   const int64_t* starts = d.starts;
   (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
-  const float* src = ss.tile + 0;
-  float* dst = dp.out + 0;
-  for (int64_t j = 0; j < 32768; ++j) dst[j] = kdt_rt::op_add(dst[j], src[j]);
+  kdt_rt::add_run(dp.out + 0, ss.tile + 0, int64_t{32768});
 }
 
 [[maybe_unused]] static void accumulate_blocks_run_dma(accumulate_blocks_launch& L, kdt_rt::DmaRecord& d) {

@@ -399,7 +399,7 @@ inline int row_sums(const float* x, float* y, const kdt_rt::RunOptions& options 
       // One device: nothing can reach a finished program's state.
       L.states.erase(flat);
     }
-  }, failure);
+  }, failure, kdt_rt::StackNeed{16512, kdt_rt::SourceLoc{"samples/block_reduce.kd", 19, 19, 717, 723}, "a temporary"});
   if (!ok) {
     if (error) *error = failure;
     return 1;

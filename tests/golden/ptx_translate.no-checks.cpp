@@ -337,7 +337,7 @@ inline int ptx_translate(const float* x, const float* y, const int32_t* k, float
       // One device: nothing can reach a finished program's state.
       L.states.erase(flat);
     }
-  }, failure);
+  }, failure, kdt_rt::StackNeed{22528, kdt_rt::SourceLoc{"samples/ptx_translate.kd", 27, 5, 1051, 1072}, "xv"});
   if (!ok) {
     if (error) *error = failure;
     return 1;

@@ -691,6 +691,35 @@ TEST_SUITE("run") {
     }
   }
 
+  TEST_CASE("kernels are compiled for the host unless --portable; the key holds the choice") {
+    const Fixture& f = fixture();
+    TempDir tmp;
+    std::string cache = tmp.file("cache");
+    // A compiler that records its words and hands them to g++.
+    std::string log = tmp.file("argv.log");
+    std::string recorder = tmp.file("recorder.sh");
+    write_text(recorder, "#!/bin/sh\ncase \"$1\" in --version) echo recorder 1; exit 0;; esac\necho \"$*\" >> " +
+                             q(log) + "\nexec g++ \"$@\"\n");
+    ::chmod(recorder.c_str(), 0755);
+    RunResult native = kdt_env(cache_env(cache), f.args("native") + " --cxx " + q(recorder));
+    REQUIRE_MESSAGE(native.status == 0, native.err);
+    RunResult portable = kdt_env(cache_env(cache), f.args("portable") + " --cxx " + q(recorder) + " --portable");
+    REQUIRE_MESSAGE(portable.status == 0, portable.err);
+    std::string words = read_text(log);
+    const size_t newline = words.find('\n');
+    REQUIRE(newline != std::string::npos);
+    CHECK(words.substr(0, newline).find(" -march=native") != std::string::npos);
+    CHECK(words.substr(newline + 1).find("-march=native") == std::string::npos);
+    CHECK(words.substr(newline + 1).find("-ffp-contract=off") != std::string::npos);
+    CHECK(entries(cache).size() == 2);
+    // The instruction set changes the speed, never the results.
+    CHECK(read_text(f.file("native") + "/y.npy") == read_text(f.file("portable") + "/y.npy"));
+    // A hit compiles nothing.
+    RunResult again = kdt_env(cache_env(cache), f.args("again") + " --cxx " + q(recorder));
+    CHECK(again.status == 0);
+    CHECK(read_text(log) == words);
+  }
+
   TEST_CASE("a full disk is reported as such") {
     if (!mount_namespace_available()) {
       MESSAGE("no mount namespace here: the full-disk test did not run");

@@ -8,6 +8,7 @@
 // midpoint, which is exact in double.
 #include <doctest/doctest.h>
 
+#include "kdt/runtime/kdt_exec.h"
 #include "kdt/runtime/kdt_runtime.h"
 
 #include <algorithm>
@@ -1075,6 +1076,24 @@ TEST_CASE("fill_random: fixed values, ranges, determinism") {
   fill_random(x64.data(), x64.size(), 6);
   CHECK(v64 == w64);
   CHECK(v64 != x64);
+}
+
+TEST_CASE("add_run: the vectorised disjoint loop and the overlapping one add as the plain loop does") {
+  // Written apart from the runtime: dst[j] += src[j] in order j = 0, 1, ...
+  auto plain = [](std::vector<float> v, size_t d, size_t s, size_t n) {
+    for (size_t j = 0; j < n; ++j) v[d + j] = v[d + j] + v[s + j];
+    return v;
+  };
+  std::vector<float> base(64);
+  for (size_t i = 0; i < base.size(); ++i) base[i] = 0.25f * static_cast<float>(i) - 3.0f;
+  // Disjoint, touching, overlapping both ways, and the same run.
+  for (auto [d, s] : std::vector<std::pair<size_t, size_t>>{{0, 32}, {32, 0}, {0, 16}, {1, 0}, {0, 1}, {8, 8}}) {
+    CAPTURE(d);
+    CAPTURE(s);
+    std::vector<float> v = base;
+    kdt_rt::add_run(v.data() + d, v.data() + s, int64_t{16});
+    CHECK(v == plain(base, d, s, 16));
+  }
 }
 
 }  // TEST_SUITE

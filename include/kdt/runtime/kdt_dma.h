@@ -23,6 +23,23 @@ namespace kdt_rt {
 // ---------------------------------------------------------------------------
 constexpr int kMaxCaptured = 16;
 
+// The run of an `add=true` DMA: dst[j] += src[j]. Versioned on overlap
+// (both may be views of one ref), so that the common disjoint case runs a
+// restrict-qualified loop the compiler vectorises; each element is one
+// addition either way, so the result does not depend on which loop ran.
+template <class T>
+inline void add_run(T* dst, const T* src, int64_t n) {
+  const auto d = reinterpret_cast<std::uintptr_t>(dst), s = reinterpret_cast<std::uintptr_t>(src);
+  const std::uintptr_t bytes = static_cast<std::uintptr_t>(n) * sizeof(T);
+  if (d + bytes <= s || s + bytes <= d) {
+    T* __restrict out = dst;
+    const T* __restrict in = src;
+    for (int64_t j = 0; j < n; ++j) out[j] = op_add(out[j], in[j]);
+  } else {
+    for (int64_t j = 0; j < n; ++j) dst[j] = op_add(dst[j], src[j]);
+  }
+}
+
 struct RefShadow;
 struct DmaSemaphore;
 

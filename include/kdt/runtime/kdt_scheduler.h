@@ -4,13 +4,16 @@
 #ifndef KDT_RUNTIME_KDT_SCHEDULER_H
 #define KDT_RUNTIME_KDT_SCHEDULER_H
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 // The launch code emitted around the scheduler uses these through the prelude.
 #include <chrono>
@@ -53,6 +56,11 @@ inline std::vector<int64_t> program_order(int64_t count, const RunOptions& optio
 // as that same read last found it, the device having done nothing in
 // between, is blocked until another device changes it, so a poll that can
 // never end is a deadlock, not a hang.
+// Each device waits on a condition variable of its own, so passing the
+// baton wakes one thread, not all of them.
+// A program's tiles live on its device thread's stack, which is sized for
+// them (StackNeed): a launch whose tiles do not fit in memory fails with a
+// diagnostic at the largest tile instead of overflowing the stack.
 // ---------------------------------------------------------------------------
 struct BlockedWait {
   std::string what;  // "sem_wait on `s` (value 0, needs 1)"
@@ -60,29 +68,49 @@ struct BlockedWait {
   int64_t program = 0;
 };
 
+// The stack a program needs beyond the runtime's own: the bytes of the
+// tiles its function declares (an upper bound on the live ones) and where
+// the largest is declared, for the diagnostic when they do not fit.
+struct StackNeed {
+  uint64_t tile_bytes = 0;
+  SourceLoc largest{"", 0, 0, 0, 0};
+  const char* largest_name = "";
+};
+
 class DeviceScheduler {
  public:
   explicit DeviceScheduler(int devices)
-      : state_(static_cast<size_t>(devices), State::Ready), ready_(static_cast<size_t>(devices)),
-        blocked_(static_cast<size_t>(devices)), polls_(static_cast<size_t>(devices)),
-        effects_(static_cast<size_t>(devices)) {}
+      : state_(static_cast<size_t>(devices), State::Ready), wake_(static_cast<size_t>(devices)),
+        ready_(static_cast<size_t>(devices)), blocked_(static_cast<size_t>(devices)),
+        polls_(static_cast<size_t>(devices)), effects_(static_cast<size_t>(devices)) {}
 
   // Runs body(device) for every device; returns the first failure, if any.
-  bool run(const std::function<void(int)>& body, RunError& failure) {
+  bool run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need = {}) {
     int n = static_cast<int>(state_.size());
     current_ = 0;
     state_[0] = State::Running;
-    std::vector<std::thread> threads;
+    body_ = &body;
+    // 8 MiB for the runtime (the usual default), plus the tiles, in pages.
+    const uint64_t stack = (uint64_t{8} << 20) + ((need.tile_bytes + 4095) / 4096) * 4096;
+    std::vector<pthread_t> threads;
+    std::vector<Start> starts(static_cast<size_t>(n));
     for (int d = 0; d < n; ++d) {
-      try {
-        threads.emplace_back(device_thread(d, body));
-      } catch (const std::exception& x) {
+      starts[static_cast<size_t>(d)] = Start{this, d};
+      pthread_attr_t attr;
+      int rc = pthread_attr_init(&attr);
+      if (rc == 0 && stack > static_cast<uint64_t>(SIZE_MAX)) rc = ENOMEM;
+      if (rc == 0) rc = pthread_attr_setstacksize(&attr, static_cast<size_t>(stack));
+      pthread_t t;
+      if (rc == 0) rc = pthread_create(&t, &attr, &DeviceScheduler::thread_main, &starts[static_cast<size_t>(d)]);
+      pthread_attr_destroy(&attr);
+      if (rc != 0) {
         std::lock_guard<std::mutex> lock(mutex_);
-        abort_with(resource_error("cannot start the thread of device " + std::to_string(d) + " (" + x.what() + ")"));
+        abort_with(start_error(d, stack, need, rc));
         break;
       }
+      threads.push_back(t);
     }
-    for (std::thread& t : threads) t.join();
+    for (pthread_t t : threads) pthread_join(t, nullptr);
     if (aborted_) failure = failure_;
     return !aborted_;
   }
@@ -96,38 +124,66 @@ class DeviceScheduler {
     return e;
   }
 
+  // A device thread that cannot start: at the largest tile when the
+  // stack it needs is what did not fit.
+  static RunError start_error(int device, uint64_t stack, const StackNeed& need, int rc) {
+    const std::string why = std::string(" (") + std::strerror(rc) + ")";
+    if (need.tile_bytes < (uint64_t{1} << 20)) {
+      return resource_error("cannot start the thread of device " + std::to_string(device) + why);
+    }
+    RunError e = resource_error("cannot allocate the " + std::to_string(stack >> 20) + " MiB stack of device " +
+                                std::to_string(device) + "'s thread for the tiles of a program (" +
+                                std::to_string(need.tile_bytes >> 20) + " MiB)" + why + "; the largest, `" +
+                                need.largest_name + "`, is declared here");
+    e.loc = need.largest;
+    return e;
+  }
+
   // Called with the mutex held: keeps the first failure, wakes every device.
   void abort_with(const RunError& e) {
     if (!aborted_) failure_ = e;
     aborted_ = true;
-    cv_.notify_all();
+    for (std::condition_variable& cv : wake_) cv.notify_all();
+  }
+
+  // Called with the mutex held: device `d` waits until it holds the baton.
+  void wait_for_baton(std::unique_lock<std::mutex>& lock, int d) {
+    wake_[static_cast<size_t>(d)].wait(lock, [&] { return current_ == d || aborted_; });
+  }
+
+  struct Start {
+    DeviceScheduler* scheduler = nullptr;
+    int device = 0;
+  };
+  static void* thread_main(void* start) {
+    const Start& s = *static_cast<Start*>(start);
+    s.scheduler->device_thread(s.device);
+    return nullptr;
   }
 
   // Device `d`'s thread: waits for the baton, runs, passes it on.
-  std::function<void()> device_thread(int d, const std::function<void(int)>& body) {
-    return [this, d, &body] {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        cv_.wait(lock, [&] { return current_ == d || aborted_; });
-        if (aborted_) return;
-      }
-      try {
-        body(d);
-      } catch (const RunFailure& f) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        abort_with(f.error);
-        return;
-      } catch (const Aborted&) {
-        return;
-      } catch (const std::exception& x) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        abort_with(resource_error("the launch ran out of resources on device " + std::to_string(d) + " (" + x.what() + ")"));
-        return;
-      }
+  void device_thread(int d) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wait_for_baton(lock, d);
+      if (aborted_) return;
+    }
+    try {
+      (*body_)(d);
+    } catch (const RunFailure& f) {
       std::lock_guard<std::mutex> lock(mutex_);
-      state_[static_cast<size_t>(d)] = State::Done;
-      pass_baton(d);
-    };
+      abort_with(f.error);
+      return;
+    } catch (const Aborted&) {
+      return;
+    } catch (const std::exception& x) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abort_with(resource_error("the launch ran out of resources on device " + std::to_string(d) + " (" + x.what() + ")"));
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    state_[static_cast<size_t>(d)] = State::Done;
+    pass_baton(d);
   }
 
  public:
@@ -140,7 +196,7 @@ class DeviceScheduler {
     ready_[d] = ready;
     blocked_[d] = info;
     pass_baton(device);
-    cv_.wait(lock, [&] { return current_ == device || aborted_; });
+    wait_for_baton(lock, device);
     if (aborted_) throw Aborted{};
     state_[d] = State::Running;
   }
@@ -194,7 +250,7 @@ class DeviceScheduler {
     size_t d = static_cast<size_t>(device);
     state_[d] = State::Yielding;
     pass_baton(device);
-    cv_.wait(lock, [&] { return current_ == device || aborted_; });
+    wait_for_baton(lock, device);
     if (aborted_) throw Aborted{};
     state_[d] = State::Running;
   }
@@ -207,7 +263,7 @@ class DeviceScheduler {
       if (state_[d] == State::Ready || (state_[d] == State::Blocked && ready_[d]())) {
         state_[d] = State::Running;
         current_ = static_cast<int>(d);
-        cv_.notify_all();
+        wake_[d].notify_one();
         return;
       }
     }
@@ -217,7 +273,7 @@ class DeviceScheduler {
       if (state_[d] == State::Yielding) {
         state_[d] = State::Running;
         current_ = static_cast<int>(d);
-        cv_.notify_all();
+        wake_[d].notify_one();
         return;
       }
     }
@@ -241,15 +297,16 @@ class DeviceScheduler {
       aborted_ = true;
     }
     current_ = -1;
-    cv_.notify_all();
+    for (std::condition_variable& cv : wake_) cv.notify_all();
   }
 
   std::mutex mutex_;
-  std::condition_variable cv_;
   int current_ = 0;
   bool aborted_ = false;
   RunError failure_;
   std::vector<State> state_;
+  std::vector<std::condition_variable> wake_;  // one per device: its turn came, or the launch aborted
+  const std::function<void(int)>* body_ = nullptr;
   std::vector<std::function<bool()>> ready_;
   std::vector<BlockedWait> blocked_;
   std::vector<std::map<int, Poll>> polls_;  // each device's last read at each polling site
