@@ -631,6 +631,9 @@ class Server {
     json diagnostics = json::array();
     try {
       doc.compilation = compile_front_end(doc.path, base_, doc.text);
+      // The document keeps its compilation for navigation, which needs the
+      // checked program, not the IR the DMA-protocol checks lowered.
+      doc.compilation->lowered.reset();
       const Compilation& c = *doc.compilation;
       diagnostics = render_lsp(c.diags.sorted(), c.sources, doc.uri);
     } catch (const std::exception& e) {
