@@ -4,11 +4,13 @@
 #define KDT_RUNTIME_KDT_SHADOW_H
 
 #include <algorithm>
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "kdt_checks.h"
@@ -18,9 +20,13 @@ namespace kdt_rt {
 
 // ---------------------------------------------------------------------------
 // Shadows for the run-time checks `race` and `uninitialized-read`: per ref
-// instance, which elements were ever written, which DMAs are in flight on
-// it (as boxes), and, for writable @global parameters, the history of each
-// element that the cross-program check needs (spec section 1).
+// instance, which elements were ever written (one bit each), which DMAs are
+// in flight on it (as boxes), and, for writable @global parameters, the
+// history of each element that the cross-program check needs (spec section
+// 1), kept as runs of elements with one history: a program stores tiles and
+// DMAs move boxes, so a 64 MiB array written by 16 DMAs has 16 runs, not
+// 16 million histories (issue 17: the shadow is proportional to what is
+// tracked, and nothing is zero-filled that no access touched).
 // ---------------------------------------------------------------------------
 struct Claim {
   std::shared_ptr<DmaRecord> dma;
@@ -36,29 +42,150 @@ enum class Access {
   Accumulate  // an add=true DMA's destination: atomic per element
 };
 
-// Marks an Epoch slot whose accesses are several, concurrent ones (kept in
-// RefShadow::shared_reads or shared_accums).
-constexpr int64_t kSharedEpoch = -2;
+// One bit per element. Ranges are half-open [begin, end) of flat offsets;
+// whole words are handled at once, so marking a row costs a few stores.
+class ElementBits {
+ public:
+  bool allocated() const { return !words_.empty(); }
+  void allocate(size_t elements) {
+    words_.assign((elements + 63) / 64, 0);
+    size_ = elements;
+    count_ = 0;
+  }
+  size_t size() const { return size_; }
+  size_t count() const { return count_; }
+  bool all() const { return size_ != 0 && count_ == size_; }
+  bool test(size_t e) const { return (words_[e / 64] >> (e % 64)) & 1u; }
 
-// The cross-program history of one element: its last plain write, and
-// the reads and accumulations since that no later access has covered.
-struct ElementHistory {
-  Epoch write;
-  Epoch read;
-  Epoch accum;
+  void set(size_t begin, size_t end) { apply(begin, end, true); }
+  void clear(size_t begin, size_t end) { apply(begin, end, false); }
+  void clear_all() {
+    std::fill(words_.begin(), words_.end(), uint64_t{0});
+    count_ = 0;
+  }
+  // Whether every bit of [begin, end) is set.
+  bool all_set(size_t begin, size_t end) const {
+    bool all = true;
+    for_words(begin, end, [&](size_t w, uint64_t mask) { all = all && (words_[w] & mask) == mask; });
+    return all;
+  }
+
+ private:
+  static size_t ones(uint64_t w) { return std::bitset<64>(w).count(); }
+  static uint64_t mask_from(size_t bit) { return bit >= 64 ? 0 : ~uint64_t{0} << bit; }
+  // f(word index, mask of the range's bits in it), word by word.
+  template <class F>
+  static void for_words(size_t begin, size_t end, F&& f) {
+    if (begin >= end) return;
+    size_t first = begin / 64, last = (end - 1) / 64;
+    for (size_t w = first; w <= last; ++w) {
+      uint64_t mask = ~uint64_t{0};
+      if (w == first) mask &= mask_from(begin % 64);
+      if (w == last) mask &= ~mask_from((end - 1) % 64 + 1);
+      f(w, mask);
+    }
+  }
+  void apply(size_t begin, size_t end, bool value) {
+    for_words(begin, end, [&](size_t w, uint64_t mask) {
+      uint64_t before = words_[w];
+      uint64_t after = value ? before | mask : before & ~mask;
+      count_ = count_ + ones(after) - ones(before);
+      words_[w] = after;
+    });
+  }
+
+  std::vector<uint64_t> words_;
+  size_t size_ = 0;
+  size_t count_ = 0;
 };
 
-using SharedEpochs = std::unordered_map<size_t, std::vector<Epoch>>;
+// The cross-program history of an element: its last plain write, and the
+// reads and accumulations since that no later access has covered (several
+// when concurrent programs made them), in the order they came.
+struct ElementHistory {
+  Epoch write;
+  std::vector<Epoch> reads;
+  std::vector<Epoch> accums;
+};
+
+inline bool same_epoch(const Epoch& a, const Epoch& b) {
+  return a.flat == b.flat && a.device == b.device && a.clock == b.clock && a.by_dma == b.by_dma && a.loc == b.loc;
+}
+inline bool same_epochs(const std::vector<Epoch>& a, const std::vector<Epoch>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), same_epoch);
+}
+inline bool same_history(const ElementHistory& a, const ElementHistory& b) {
+  return same_epoch(a.write, b.write) && same_epochs(a.reads, b.reads) && same_epochs(a.accums, b.accums);
+}
+
+// The histories of a ref's elements as runs: each key starts a run of
+// elements with one history, which lasts to the next key (the last run to
+// the end of the ref). Neighbouring runs with equal histories are merged
+// after each update, so the count of runs follows the access pattern.
+class HistoryRuns {
+ public:
+  bool allocated() const { return !runs_.empty(); }
+  void allocate(size_t elements) {
+    runs_.clear();
+    runs_.emplace(size_t{0}, ElementHistory{});
+    size_ = elements;
+  }
+  size_t runs() const { return runs_.size(); }
+
+  // f(history) for each run that meets [begin, end), in order.
+  template <class F>
+  void visit(size_t begin, size_t end, F&& f) const {
+    auto it = std::prev(runs_.upper_bound(begin));
+    for (; it != runs_.end() && it->first < end; ++it) f(it->second);
+  }
+  // f(history) for the histories of exactly [begin, end), then merges.
+  template <class F>
+  void update(size_t begin, size_t end, F&& f) {
+    if (begin >= end) return;
+    auto first = split(begin);
+    auto last = split(end);
+    for (auto it = first; it != last; ++it) f(it->second);
+    merge(first == runs_.begin() ? first : std::prev(first), last);
+  }
+
+ private:
+  using Map = std::map<size_t, ElementHistory>;
+  // The run that starts at `at`, splitting the one around it (end(): `at`
+  // is the end of the ref).
+  Map::iterator split(size_t at) {
+    if (at >= size_) return runs_.end();
+    auto next = runs_.upper_bound(at);
+    auto run = std::prev(next);
+    if (run->first == at) return run;
+    return runs_.emplace_hint(next, at, run->second);
+  }
+  // Merges equal neighbours from `from` up to and including `last`.
+  void merge(Map::iterator from, Map::iterator last) {
+    auto it = from;
+    while (it != runs_.end()) {
+      auto next = std::next(it);
+      if (next == runs_.end()) break;
+      bool stop = next == last;
+      if (same_history(it->second, next->second)) {
+        runs_.erase(next);
+      } else {
+        it = next;
+      }
+      if (stop) break;
+    }
+  }
+
+  Map runs_;
+  size_t size_ = 0;
+};
 
 struct RefShadow {
   const char* name = "";
   std::vector<int64_t> shape;
   bool track_written = false;  // scratch and `out` parameters
   bool track_writers = false;  // writable @global parameters (cross-program races)
-  std::vector<uint8_t> written;
-  size_t written_count = 0;  // of `written`, those set: a fully written ref's reads skip the scan
-  std::vector<ElementHistory> history;
-  SharedEpochs shared_reads, shared_accums;
+  ElementBits written;
+  HistoryRuns history;
   std::vector<Claim> claims;
 
   void init(const char* ref_name, std::vector<int64_t> ref_shape, bool written_tracking, bool writer_tracking) {
@@ -75,31 +202,28 @@ struct RefShadow {
   }
 
   // The shadows are made when first needed: most refs never need one.
-  std::vector<uint8_t>& written_flags() {
-    if (written.empty()) written.assign(count(), 0);
+  ElementBits& written_bits() {
+    if (!written.allocated()) written.allocate(count());
     return written;
   }
-  bool fully_written() const { return !written.empty() && written_count == written.size(); }
+  HistoryRuns& histories() {
+    if (!history.allocated()) history.allocate(count());
+    return history;
+  }
+  bool fully_written() const { return written.all(); }
   void mark_written(const Box& box) {
     if (fully_written()) return;
-    std::vector<uint8_t>& w = written_flags();
-    for_each(box, [&](size_t e) {
-      written_count += w[e] == 0;
-      w[e] = 1;
-    });
+    ElementBits& w = written_bits();
+    for_each_row(box, [&](size_t begin, size_t end) { w.set(begin, end); });
   }
   // Calls on_unwritten() if an element of `box` was never written.
   template <class F>
   void check_written(const Box& box, F&& on_unwritten) {
     if (fully_written()) return;
-    std::vector<uint8_t>& w = written_flags();
-    for_each(box, [&](size_t e) {
-      if (!w[e]) on_unwritten();
+    ElementBits& w = written_bits();
+    for_each_row(box, [&](size_t begin, size_t end) {
+      if (!w.all_set(begin, end)) on_unwritten();
     });
-  }
-  std::vector<ElementHistory>& histories() {
-    if (history.empty()) history.assign(count(), ElementHistory{});
-    return history;
   }
 
   // The one-element box of flat offset `offset`.
@@ -115,15 +239,16 @@ struct RefShadow {
     return b;
   }
 
-  // Calls f(flat offset) for every element of `box`, row by row: the last
-  // dimension is contiguous, so the inner loop is a plain increment.
+  // Calls f(begin, end) for the flat offsets of each row of `box`, in
+  // row-major order: the last dimension is contiguous.
   template <class F>
-  void for_each(const Box& box, F&& f) const {
+  void for_each_row(const Box& box, F&& f) const {
     if (box.rank == 0) {
-      f(size_t{0});
+      f(size_t{0}, size_t{1});
       return;
     }
     int last = box.rank - 1;
+    if (box.size[last] <= 0) return;
     int64_t idx[kMaxRank] = {};
     size_t rows = 1;
     for (int d = 0; d < last; ++d) rows *= static_cast<size_t>(box.size[d]);
@@ -133,12 +258,19 @@ struct RefShadow {
         offset = offset * static_cast<size_t>(shape[static_cast<size_t>(d)]) +
                  static_cast<size_t>(box.start[d] + (d < last ? idx[d] : 0));
       }
-      for (int64_t k = 0; k < box.size[last]; ++k) f(offset + static_cast<size_t>(k));
+      f(offset, offset + static_cast<size_t>(box.size[last]));
       for (int d = last - 1; d >= 0; --d) {
         if (++idx[d] < box.size[d]) break;
         idx[d] = 0;
       }
     }
+  }
+  // Calls f(flat offset) for every element of `box`, in row-major order.
+  template <class F>
+  void for_each(const Box& box, F&& f) const {
+    for_each_row(box, [&](size_t begin, size_t end) {
+      for (size_t e = begin; e < end; ++e) f(e);
+    });
   }
 };
 
@@ -152,34 +284,19 @@ struct RefShadow {
   throw RunFailure{std::move(e)};
 }
 
-// The first access of `slot` (or of its shared set) not ordered before `c`.
-inline const Epoch* unordered(const Epoch& slot, const SharedEpochs& shared, size_t element, const ProgramClock& c) {
-  if (slot.flat != kSharedEpoch) return slot.before(c) ? nullptr : &slot;
-  for (const Epoch& e : shared.at(element)) {
+// The first access of `set` not ordered before `c`.
+inline const Epoch* unordered(const std::vector<Epoch>& set, const ProgramClock& c) {
+  for (const Epoch& e : set) {
     if (!e.before(c)) return &e;
   }
   return nullptr;
 }
 
 // Adds `now` (an access by `c`) to a set of reads or accumulations: it
-// replaces the accesses ordered before it; a concurrent one makes the set shared.
-inline void add_epoch(Epoch& slot, SharedEpochs& shared, size_t element, const Epoch& now, const ProgramClock& c) {
-  if (slot.flat != kSharedEpoch) {
-    if (slot.before(c)) {
-      slot = now;
-      return;
-    }
-    shared[element] = {slot};
-    slot.flat = kSharedEpoch;
-  }
-  std::vector<Epoch>& set = shared[element];
+// replaces the accesses ordered before it.
+inline void add_epoch(std::vector<Epoch>& set, const Epoch& now, const ProgramClock& c) {
   set.erase(std::remove_if(set.begin(), set.end(), [&](const Epoch& e) { return e.before(c); }), set.end());
   set.push_back(now);
-}
-
-inline void clear_epochs(Epoch& slot, SharedEpochs& shared, size_t element) {
-  if (slot.flat == kSharedEpoch) shared.erase(element);
-  slot = Epoch{};
 }
 
 [[noreturn]] inline void cross_program_race(const RefShadow& r, Access kind, bool by_dma, const SourceLoc* loc,
@@ -206,36 +323,41 @@ inline void clear_epochs(Epoch& slot, SharedEpochs& shared, size_t element) {
   race(*loc, message, note, *other.loc);
 }
 
-// The cross-program check of one element (`check`) and its record
-// (`record`), for an access `kind` by program `c`.
-inline void track_element(RefShadow& r, size_t element, Access kind, bool by_dma, const ProgramClock& c,
-                          const SourceLoc* loc, bool check, bool record) {
-  ElementHistory& h = r.history[element];
-  if (check) {
-    if (!h.write.before(c)) cross_program_race(r, kind, by_dma, loc, h.write, "written", c);
-    if (kind != Access::Accumulate) {
-      if (const Epoch* o = unordered(h.accum, r.shared_accums, element, c)) {
-        cross_program_race(r, kind, by_dma, loc, *o, "accumulated into", c);
-      }
+// The cross-program check (`check`) and record (`record`) of an access
+// `kind` by program `c` to `box`, run by run of equal histories. Rows are
+// taken in row-major order and runs in order within a row, so the race
+// reported is the one of the first element in that order, as if the
+// elements were checked one by one.
+inline void track_box(RefShadow& r, const Box& box, Access kind, bool by_dma, const ProgramClock& c,
+                      const SourceLoc* loc, bool check, bool record) {
+  HistoryRuns& runs = r.histories();
+  const Epoch now = Epoch::of(c, loc, by_dma);
+  r.for_each_row(box, [&](size_t begin, size_t end) {
+    if (check) {
+      runs.visit(begin, end, [&](const ElementHistory& h) {
+        if (!h.write.before(c)) cross_program_race(r, kind, by_dma, loc, h.write, "written", c);
+        if (kind != Access::Accumulate) {
+          if (const Epoch* o = unordered(h.accums, c)) cross_program_race(r, kind, by_dma, loc, *o, "accumulated into", c);
+        }
+        if (kind != Access::Read) {
+          if (const Epoch* o = unordered(h.reads, c)) cross_program_race(r, kind, by_dma, loc, *o, "read", c);
+        }
+      });
     }
-    if (kind != Access::Read) {
-      if (const Epoch* o = unordered(h.read, r.shared_reads, element, c)) {
-        cross_program_race(r, kind, by_dma, loc, *o, "read", c);
+    if (!record) return;
+    runs.update(begin, end, [&](ElementHistory& h) {
+      switch (kind) {
+        case Access::Read: add_epoch(h.reads, now, c); break;
+        case Access::Accumulate: add_epoch(h.accums, now, c); break;
+        case Access::Write:
+        case Access::Update:
+          h.write = now;
+          h.reads.clear();
+          h.accums.clear();
+          break;
       }
-    }
-  }
-  if (!record) return;
-  Epoch now = Epoch::of(c, loc, by_dma);
-  switch (kind) {
-    case Access::Read: add_epoch(h.read, r.shared_reads, element, now, c); break;
-    case Access::Accumulate: add_epoch(h.accum, r.shared_accums, element, now, c); break;
-    case Access::Write:
-    case Access::Update:
-      h.write = now;
-      clear_epochs(h.read, r.shared_reads, element);
-      clear_epochs(h.accum, r.shared_accums, element);
-      break;
-  }
+    });
+  });
 }
 
 [[noreturn]] inline void never_written(const RefShadow& r, const SourceLoc& loc, bool by_dma, Access kind) {
@@ -260,10 +382,7 @@ inline void check_access(RefShadow& r, const Box& box, Access kind, const Progra
            "the DMA was started here", cl.dma->loc);
     }
   }
-  if (r.track_writers) {
-    r.histories();
-    r.for_each(box, [&](size_t e) { track_element(r, e, kind, false, c, loc, true, true); });
-  }
+  if (r.track_writers) track_box(r, box, kind, false, c, loc, true, true);
   if (r.track_written) {
     if (kind == Access::Read || kind == Access::Update) r.check_written(box, [&] { never_written(r, *loc, false, kind); });
     if (writes) r.mark_written(box);
@@ -303,17 +422,11 @@ inline void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
     }
   }
   Access dst_kind = dma->add ? Access::Accumulate : Access::Write;
-  if (src.track_writers) {
-    src.histories();
-    src.for_each(dma->src_box, [&](size_t e) { track_element(src, e, Access::Read, true, c, &dma->loc, true, false); });
-  }
+  if (src.track_writers) track_box(src, dma->src_box, Access::Read, true, c, &dma->loc, true, false);
   // A block spec's write-back is checked when it retires, with its record:
   // nothing but the pipeline reaches the array meanwhile (spec section 13),
   // and another program's DMA into it meanwhile meets this one's claim.
-  if (dst.track_writers && !dma->copies_written) {
-    dst.histories();
-    dst.for_each(dma->dst_box, [&](size_t e) { track_element(dst, e, dst_kind, true, c, &dma->loc, true, false); });
-  }
+  if (dst.track_writers && !dma->copies_written) track_box(dst, dma->dst_box, dst_kind, true, c, &dma->loc, true, false);
   if (src.track_written && !dma->copies_written) {
     src.check_written(dma->src_box, [&] { never_written(src, dma->loc, true, Access::Read); });
   }
@@ -342,10 +455,7 @@ inline void retire_source(DmaRecord& dma, const ProgramClock& c) {
   release_claim(*dma.src_shadow, &dma, false);
   dma.src_released = true;
   RefShadow& src = *dma.src_shadow;
-  if (src.track_writers) {
-    src.histories();
-    src.for_each(dma.src_box, [&](size_t e) { track_element(src, e, Access::Read, true, c, &dma.loc, false, true); });
-  }
+  if (src.track_writers) track_box(src, dma.src_box, Access::Read, true, c, &dma.loc, false, true);
 }
 
 // A wait by program `c` retires `dma` on `sem`: the destination side when
@@ -365,21 +475,24 @@ inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock&
   if (dst.track_written && dma.copies_written && dma.src_shadow->track_written && !dma.src_shadow->fully_written()) {
     // Element by element, in the boxes' common row-major order.
     RefShadow& src = *dma.src_shadow;
-    std::vector<uint8_t> from;
-    src.for_each(dma.src_box, [&](size_t e) { from.push_back(src.written_flags()[e]); });
-    std::vector<uint8_t>& to = dst.written_flags();
+    std::vector<bool> from;
+    ElementBits& from_bits = src.written_bits();
+    src.for_each(dma.src_box, [&](size_t e) { from.push_back(from_bits.test(e)); });
+    ElementBits& to = dst.written_bits();
     size_t i = 0;
     dst.for_each(dma.dst_box, [&](size_t e) {
-      dst.written_count += static_cast<size_t>(from[i]) - static_cast<size_t>(to[e]);
-      to[e] = from[i++];
+      if (from[i++]) {
+        to.set(e, e + 1);
+      } else {
+        to.clear(e, e + 1);
+      }
     });
   } else if (dst.track_written) {
     dst.mark_written(dma.dst_box);
   }
   if (dst.track_writers) {
-    dst.histories();
     Access kind = dma.add ? Access::Accumulate : Access::Write;
-    dst.for_each(dma.dst_box, [&](size_t e) { track_element(dst, e, kind, true, c, &dma.loc, dma.copies_written, true); });
+    track_box(dst, dma.dst_box, kind, true, c, &dma.loc, dma.copies_written, true);
   }
   if (!dma.has_src_sem) retire_source(dma, c);
 }
@@ -399,8 +512,7 @@ inline void enter_scope(RefShadow& r, const SourceLoc& entry) {
     e.notes.push_back({"the block is entered here", entry});
     throw RunFailure{std::move(e)};
   }
-  std::fill(r.written.begin(), r.written.end(), uint8_t{0});
-  r.written_count = 0;
+  r.written.clear_all();
 }
 
 // The block of scoped scratch `r` ends (spec section 17): no DMA may
@@ -420,12 +532,10 @@ inline void check_scope_scratch(const RefShadow& r, const SourceLoc& end) {
 // Block specs (spec section 13). A new output block starts uninitialised
 // in its slot `slot` of the double buffer `r`.
 inline void forget_block(RefShadow& r, int64_t slot) {
-  if (r.written.empty()) return;
+  if (!r.written.allocated()) return;
   const size_t per_slot = r.count() / static_cast<size_t>(r.shape[0]);
-  auto first = r.written.begin() + static_cast<std::ptrdiff_t>(per_slot * static_cast<size_t>(slot));
-  auto last = first + static_cast<std::ptrdiff_t>(per_slot);
-  r.written_count -= static_cast<size_t>(std::count(first, last, uint8_t{1}));
-  std::fill(first, last, uint8_t{0});
+  const size_t first = per_slot * static_cast<size_t>(slot);
+  r.written.clear(first, first + per_slot);
 }
 
 // A step ends: a block buffer exists for that step only, so the only DMAs
