@@ -102,6 +102,22 @@ int main() {
          }, 5),
          "i-k-j loop");
 
+  // `dot` over whole-K panels (bench/kernels.kd), for the BLAS anchor that
+  // run_benchmarks.sh measures with numpy: GFLOP/s, min and median.
+  for (int n : {512, 1024}) {
+    std::vector<float> PA = random_floats(size_t(n) * n, 5), PB = random_floats(size_t(n) * n, 6), PC(size_t(n) * n);
+    std::vector<double> t;
+    for (int r = 0; r < 9; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (n == 512) kdt_kernels::matmul_panels_512(PA.data(), PB.data(), PC.data(), options);
+      else kdt_kernels::matmul_panels_1024(PA.data(), PB.data(), PC.data(), options);
+      t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    std::printf("matmul panels %d^3 f32  kdt min %.3f ms median %.3f ms (%.1f GFLOP/s at the min)\n", n, t[0], t[4],
+                2.0 * n * n * n / t[0] / 1e6);
+  }
+
   // Section 13: the block-spec matmul (samples/block_matmul.kd) against the
   // hand-written double-buffered one (samples/matmul.kd), same tiles.
   std::vector<float> C3(size_t(M) * Nn);

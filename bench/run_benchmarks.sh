@@ -30,8 +30,50 @@ sed 's/kdt_kernels/kdt_blocks/g' "$out/blocks.cpp" > "$out/emitted_blocks_unchec
 "$kdt" --emit=cpp --kernel=matmul samples/block_matmul.kd -o "$out/blocks.cpp"
 sed 's/kdt_kernels/kdt_blocks_checked/g' "$out/blocks.cpp" > "$out/emitted_blocks_checked.cpp"
 $cxx $flags -I"$out" bench/bench_main.cpp -o "$out/bench"
+
+# The BLAS anchor for `dot` (issue 17): numpy's sgemm on one thread, with
+# the BLAS library that numpy loads named (Debian's alternatives: netlib
+# libblas3, or OpenBLAS once libopenblas0 is installed).
+blas=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || echo unknown)
+OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 - "$blas" <<'PY' || echo "numpy anchor skipped (no numpy)"
+import sys, time
+import numpy as np
+for n in (512, 1024):
+    rng = np.random.default_rng(n)
+    a = rng.random((n, n), dtype=np.float32)
+    b = rng.random((n, n), dtype=np.float32)
+    times = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        a @ b
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    print(f"numpy sgemm {n}^3 f32, 1 thread ({sys.argv[1]}): min {times[0]:.3f} ms median {times[4]:.3f} ms "
+          f"({2 * n**3 / times[0] / 1e6:.1f} GFLOP/s at the min)")
+PY
 echo "compiler: $($cxx --version | head -1); flags: $flags; $(nproc) cores"
 "$out/bench"
+
+# The BLAS anchor for `dot` (issue 17): numpy's sgemm on one thread, with
+# the BLAS library that numpy loads named (Debian's alternatives: netlib
+# libblas3, or OpenBLAS once libopenblas0 is installed).
+blas=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || echo unknown)
+OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 - "$blas" <<'PY' || echo "numpy anchor skipped (no numpy)"
+import sys, time
+import numpy as np
+for n in (512, 1024):
+    rng = np.random.default_rng(n)
+    a = rng.random((n, n), dtype=np.float32)
+    b = rng.random((n, n), dtype=np.float32)
+    times = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        a @ b
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    print(f"numpy sgemm {n}^3 f32, 1 thread ({sys.argv[1]}): min {times[0]:.3f} ms median {times[4]:.3f} ms "
+          f"({2 * n**3 / times[0] / 1e6:.1f} GFLOP/s at the min)")
+PY
 
 # kdt run on a cache hit, against running the cached binary directly.
 mkdir -p "$out/run"

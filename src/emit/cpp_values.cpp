@@ -377,8 +377,15 @@ void CppKernelEmitter::dot(const Expr& e, const std::string& name) {
   const DotOperands d = begin_dot(e, name);
   const std::string &ap = d.a, &bp = d.b, &acc_t = d.acc_t;
   const int64_t M = d.M, K = d.K, N = d.N;
+  if (is_float(e.type.dtype)) {
+    // The runtime's blocked kernel (kdt_dot.h): the plain loop's operations
+    // on each element, in its order, so the same result bit for bit.
+    w_.line("kdt_rt::dot(" + name + ", " + ap + ", " + bp + ", " + std::to_string(M) + ", " + std::to_string(K) + ", " +
+            std::to_string(N) + ");");
+    return;
+  }
   auto widen = [&](const std::string& v) { return CLikeEmitter::widen(e, d, v, true); };
-  // i-k-j order: the inner loop runs along rows of B and C, contiguous and
+  // Integer accumulators (wrapping): i-k-j order, the inner loop along rows of B and C, contiguous and
   // vectorisable. k advances U at a time, so that each element of C is
   // loaded and stored once per U products (c = ((c + a0 b0) + a1 b1) + ...:
   // the same operations in the same order as U single steps, so the same

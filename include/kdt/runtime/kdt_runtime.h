@@ -6,6 +6,7 @@
 //   kdt_codes.h      the diagnostic codes of the registry (diagnostics.def)
 //   kdt_numerics.h   f16/bf16, integer semantics, casts, math, operators,
 //                    checksums and seeded inputs
+//   kdt_dot.h        `dot` of floating-point tiles: packed, register-blocked
 //   kdt_npy.h        NumPy .npy reading and writing
 //   kdt_checks.h     run-time errors, index checks, boxes, happens-before
 //   kdt_scheduler.h  program order and the simulated devices
@@ -20,6 +21,7 @@
 
 #include "kdt_codes.h"
 #include "kdt_numerics.h"
+#include "kdt_dot.h"
 #include "kdt_npy.h"
 
 #endif  // KDT_RUNTIME_KDT_RUNTIME_H
