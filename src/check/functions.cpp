@@ -203,10 +203,15 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
   auto known = instances_.find({kernel_, &fn, key + descriptors});
   if (known != instances_.end()) return known->second;
   if (program_.instances.size() >= kMaxInstances) {
-    if (!instances_reported_ && call) {
-      diags_.report(DiagCode::LimitExceeded, call->range,
-                    "this call would make function instance " + std::to_string(kMaxInstances + 1) +
-                        " of the program; kdt stops at " + std::to_string(kMaxInstances));
+    // Reported once, wherever the limit is met first (a call, or checking
+    // an uncalled function's body at its declaration): every later null
+    // instance then has an error behind it, and nothing lowers a call
+    // that has none.
+    if (!instances_reported_) {
+      diags_.report(DiagCode::LimitExceeded, call ? call->range : fn.name.range,
+                    std::string(call ? "this call" : "checking this function") + " would make function instance " +
+                        std::to_string(kMaxInstances + 1) + " of the program; kdt stops at " +
+                        std::to_string(kMaxInstances));
     }
     instances_reported_ = true;
     return nullptr;

@@ -16,32 +16,28 @@ class AstBuilder {
   AstBuilder(const TokenRanges& ranges, const std::string& text, DiagnosticEngine& diags)
       : ranges_(ranges), text_(text), diags_(diags) {}
 
-  // file : topItem* EOF;
-  ast::File file(KDParser::FileContext* ctx) {
-    ast::File out;
-    out.file = ranges_.file();
-    for (KDParser::TopItemContext* item : ctx->topItem()) {
-      if (auto* inc = item->includeDecl()) {
-        ast::Include include;
-        include.range = range(inc);
-        include.path_range = ranges_.of(inc->STRING()->getSymbol());
-        include.path = string_literal(inc->STRING()).text;
-        out.includes.push_back(std::move(include));
-      } else if (auto* c = item->constDecl()) {
-        out.order.emplace_back(ast::File::ItemKind::Const, out.consts.size());
-        out.consts.push_back(const_decl(c));
-      } else if (auto* k = item->kernelDecl()) {
-        out.order.emplace_back(ast::File::ItemKind::Kernel, out.kernels.size());
-        out.kernels.push_back(kernel(k));
-      } else if (auto* t = item->typeDecl()) {
-        out.order.emplace_back(ast::File::ItemKind::Type, out.types.size());
-        out.types.push_back(type_decl(t));
-      } else if (auto* f = item->fnDecl()) {
-        out.order.emplace_back(ast::File::ItemKind::Function, out.functions.size());
-        out.functions.push_back(function(f));
-      }
+  // topItem : includeDecl | constDecl | kernelDecl | typeDecl | fnDecl;
+  // (file : topItem* EOF; parse.cpp parses and builds one item at a time)
+  void item(KDParser::TopItemContext* item, ast::File& out) {
+    if (auto* inc = item->includeDecl()) {
+      ast::Include include;
+      include.range = range(inc);
+      include.path_range = ranges_.of(inc->STRING()->getSymbol());
+      include.path = string_literal(inc->STRING()).text;
+      out.includes.push_back(std::move(include));
+    } else if (auto* c = item->constDecl()) {
+      out.order.emplace_back(ast::File::ItemKind::Const, out.consts.size());
+      out.consts.push_back(const_decl(c));
+    } else if (auto* k = item->kernelDecl()) {
+      out.order.emplace_back(ast::File::ItemKind::Kernel, out.kernels.size());
+      out.kernels.push_back(kernel(k));
+    } else if (auto* t = item->typeDecl()) {
+      out.order.emplace_back(ast::File::ItemKind::Type, out.types.size());
+      out.types.push_back(type_decl(t));
+    } else if (auto* f = item->fnDecl()) {
+      out.order.emplace_back(ast::File::ItemKind::Function, out.functions.size());
+      out.functions.push_back(function(f));
     }
-    return out;
   }
 
  private:
@@ -654,9 +650,9 @@ class AstBuilder {
 
 }  // namespace
 
-ast::File build_ast(KDParser::FileContext* tree, const TokenRanges& ranges, const std::string& text,
-                    DiagnosticEngine& diags) {
-  return AstBuilder(ranges, text, diags).file(tree);
+void build_item(KDParser::TopItemContext* item, const TokenRanges& ranges, const std::string& text,
+                DiagnosticEngine& diags, ast::File& out) {
+  AstBuilder(ranges, text, diags).item(item, out);
 }
 
 }  // namespace kdt::syntax

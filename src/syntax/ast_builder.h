@@ -8,7 +8,8 @@
 
 namespace kdt::syntax {
 
-ast::File build_ast(KDParser::FileContext* tree, const TokenRanges& ranges, const std::string& text,
-                    DiagnosticEngine& diags);
+// Adds the AST of one top-level item to `out` (whose `file` the caller set).
+void build_item(KDParser::TopItemContext* item, const TokenRanges& ranges, const std::string& text,
+                DiagnosticEngine& diags, ast::File& out);
 
 }  // namespace kdt::syntax

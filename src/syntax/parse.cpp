@@ -323,24 +323,36 @@ std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, D
 
   KDParser parser(&tokens);
   parser.removeErrorListeners();
-  // SLL is enough for almost every input and much faster; full LL only
-  // runs again when SLL fails, to get exact errors.
+  ast::File out;
+  out.file = file;
+  // One top-level item at a time: its AST is built and its parse tree
+  // freed before the next is parsed, so the front end holds one item's
+  // tree, not the whole file's (issue 17). SLL is enough for almost every
+  // input and much faster; full LL only runs again when SLL fails, to get
+  // exact errors, and builds only the items SLL did not reach.
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
   parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
-  KDParser::FileContext* tree = nullptr;
+  size_t built = 0;
   try {
-    tree = parser.file();
+    while (tokens.LA(1) != Token::EOF) {
+      KDParser::TopItemContext* item = parser.topItem();
+      syntax::build_item(item, ranges, text, diags, out);
+      parser.getTreeTracker().reset();
+      ++built;
+    }
   } catch (const antlr4::ParseCancellationException&) {
+    parser.getTreeTracker().reset();
     tokens.seek(0);
     parser.reset();
     parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
     auto strategy = std::make_shared<syntax::KdErrorStrategy>(diags, ranges);
     strategy->set_quiet_tokens(std::move(quiet));
     parser.setErrorHandler(strategy);
-    tree = parser.file();
+    KDParser::FileContext* tree = parser.file();
+    if (diags.error_count() != errors_before) return std::nullopt;
+    const std::vector<KDParser::TopItemContext*> items = tree->topItem();
+    for (size_t i = built; i < items.size(); ++i) syntax::build_item(items[i], ranges, text, diags, out);
   }
-  if (diags.error_count() != errors_before) return std::nullopt;
-  ast::File out = syntax::build_ast(tree, ranges, text, diags);
   if (diags.error_count() != errors_before) return std::nullopt;
   return out;
 }

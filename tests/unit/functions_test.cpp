@@ -31,6 +31,21 @@ using Codes = std::vector<std::string>;
 }  // namespace
 
 TEST_SUITE("check") {
+  TEST_CASE("the function-instance limit met at a declaration is reported there, and later calls are errors") {
+    // 10,000 functions fill the limit as their declarations are checked;
+    // the 10,001st is the one reported, and the kernel's call of it (which
+    // has no instance) must not reach lowering (it crashed there before).
+    std::string text;
+    for (int i = 0; i <= 10000; ++i) text += "fn g" + std::to_string(i) + "(x: f32) -> f32 { return x; }\n";
+    text += "kernel k(o: out f32[4] @global) grid(1) { o[...] = broadcast(g10000(1.0), [4]); }\n";
+    auto c = check(text);
+    REQUIRE(codes(*c) == Codes{"limit-exceeded"});
+    const kdt::Diagnostic& d = c->diags.diagnostics().front();
+    CHECK(d.message == "checking this function would make function instance 10001 of the program; kdt stops at 10000");
+    CHECK(c->sources.position(d.range.file, d.range.begin).line == 10001);
+    CHECK_FALSE(c->ok);
+  }
+
   TEST_CASE("a function nobody calls is still checked; one called twice reports its error once") {
     auto unused = check(
         "fn bad(x: f32) -> f32 { return x + y; }\n"
