@@ -77,3 +77,22 @@ for n in 2 64 2 64 2 64; do
   "$out/ring$n" --random-all --output-dir "$out/ring" 2>&1 |
     awk -v n=$n '/^time:/ { printf "ring exchange devices(%d) x 2048 programs: %.1f ms, %.1f us per (device, program)\n", n, $2, $2 * 1000 / (n * 2048) }'
 done
+
+# First runs (issue 17): every sample with no kernel in the cache, the
+# runtime library built once before (what a user meets after the first
+# kernel of a kdt version): median and max wall time over the samples.
+first=$out/first
+rm -rf "$first"
+mkdir -p "$first/base" "$first/out"
+KDT_CACHE_DIR=$first/base "$kdt" run samples/accumulate_blocks.kd --random-all --output-dir "$first/out" >/dev/null 2>&1
+for s in samples/*.kd; do
+  rm -rf "$first/cache"
+  mkdir -p "$first/cache"
+  cp -a "$first"/base/rt-* "$first/cache/"
+  t0=$(date +%s%N)
+  if KDT_CACHE_DIR=$first/cache "$kdt" run "$s" --random-all --output-dir "$first/out" >/dev/null 2>&1; then
+    t1=$(date +%s%N)
+    echo "$(( (t1 - t0) / 1000000 )) $(basename "$s")"
+  fi
+done | sort -n | tee "$first/times.txt" |
+  awk '{ t[NR] = $1 } END { printf "first kdt run, %d samples: median %d ms, min %d ms, max %d ms\n", NR, t[int((NR + 1) / 2)], t[1], t[NR] }'

@@ -22,6 +22,7 @@
 #include "driver/host_cpu.h"
 #include "driver/run_args.h"
 #include "driver/run_cache.h"
+#include "driver/run_runtime.h"
 #include "driver/signals.h"
 #include "driver/spawn.h"
 #include "kdt/discharge/discharge.h"
@@ -188,6 +189,7 @@ int run_main(const std::vector<std::string>& args) {
   cpp.checks = common.checks;
   cpp.harness = true;
   cpp.input_name = c->sources.file(1).path;
+  cpp.separate_runtime = true;
   std::string source = emit_cpp(module, c->sources, cpp);
   if (int sig = interrupt_signal()) return interrupted(sig);
 
@@ -232,8 +234,11 @@ int run_main(const std::vector<std::string>& args) {
   }
   std::string identity = describe(probed) + "\n" + read_file(version.stdout_path);
   if (!options.portable) identity += "\nhost " + host_cpu_identity();
-  std::string key_text = "kdt run cache 2\n" + identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" +
-                         join(flags, std::string(1, '\0')) + "\n" + source;
+  // The runtime library the kernel links (run_runtime.h), built only when
+  // the kernel itself is not in the cache.
+  const std::string library_key = runtime_key(cxx, flags, identity);
+  std::string key_text = "kdt run cache 3\n" + identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" +
+                         join(flags, std::string(1, '\0')) + "\n" + library_key + "\n" + source;
   std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));
   std::string check_text = "check\n" + key_text;
   std::string check = hex64(kdt_rt::fnv1a64(check_text.data(), check_text.size()));
@@ -245,18 +250,9 @@ int run_main(const std::vector<std::string>& args) {
   if (!find_entry(cache, key, check, binary, error)) return fail_usage(error);
   if (int sig = interrupt_signal()) return interrupted(sig);
   if (binary.empty()) {
-    std::string cpp_path = tmp.file("kernel.cpp");
-    std::string write_error = write_output(cpp_path, source);
-    if (!write_error.empty()) return fail_usage(write_error);
-    ProcessSpec compile;
-    compile.argv = cxx;
-    compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
-    for (const std::string& a : {std::string("-o"), tmp.file("kernel"), cpp_path}) compile.argv.push_back(a);
-    compile.stdout_path = compile.stderr_path = tmp.file("compile.log");
-    ProcessResult built = run_process(compile);
-    if (built.kind == ProcessResult::Kind::Interrupted) return interrupted(built.code);
-    if (built.kind != ProcessResult::Kind::Exited || built.code != 0) {
-      std::string log = read_file(compile.stdout_path);
+    // A compiler that failed, on the runtime library or on the kernel.
+    auto compile_failed = [&](const ProcessResult& built, const std::string& log, const std::string& what) {
+      if (built.kind == ProcessResult::Kind::Interrupted) return interrupted(built.code);
       if (built.kind == ProcessResult::Kind::NotStarted) {
         return fail_usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(built));
       }
@@ -265,11 +261,30 @@ int run_main(const std::vector<std::string>& args) {
                           "` could not write its output");
       }
       tmp.keep = true;
-      std::string message = "the C++ compiler `" + compiler + "` " + describe(built) +
-                            " on the emitted code; the code and the compiler's output are kept in " + tmp.path;
+      std::string message = "the C++ compiler `" + compiler + "` " + describe(built) + " on " + what +
+                            "; the code and the compiler's output are kept in " + tmp.path;
       if (common.diag_format == DiagFormat::Text) std::cerr << log;
       else message += ":\n" + log.substr(0, 8192);
       return fail_usage(message);
+    };
+    RuntimeLibrary library;
+    RuntimeFailure library_failure;
+    if (!prepare_runtime(cache, library_key, cxx, flags, identity, tmp.path, library, library_failure)) {
+      if (!library_failure.message.empty()) return fail_usage(library_failure.message);
+      return compile_failed(library_failure.built, library_failure.log, "kdt's runtime library");
+    }
+    std::string cpp_path = tmp.file("kernel.cpp");
+    std::string write_error = write_output(cpp_path, source);
+    if (!write_error.empty()) return fail_usage(write_error);
+    ProcessSpec compile;
+    compile.argv = cxx;
+    compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
+    for (const std::string& a : {std::string("-o"), tmp.file("kernel"), cpp_path}) compile.argv.push_back(a);
+    for (const std::string& a : runtime_arguments(library)) compile.argv.push_back(a);
+    compile.stdout_path = compile.stderr_path = tmp.file("compile.log");
+    ProcessResult built = run_process(compile);
+    if (built.kind != ProcessResult::Kind::Exited || built.code != 0) {
+      return compile_failed(built, read_file(compile.stdout_path), "the emitted code");
     }
     std::string store_error;
     binary = store_entry(cache, key, check, tmp.file("kernel"), source, store_error);

@@ -193,32 +193,59 @@ bool open_cache(CacheDir& cache, std::string& error) {
   return true;
 }
 
-bool find_entry(const CacheDir& cache, const std::string& key, const std::string& check, std::string& binary,
-                std::string& error) {
-  binary.clear();
+// The sum of an entry: over every byte of the `hashed` files, and the size
+// of each `sized` one (large files only a compiler reads, never run).
+std::string files_sum(const std::string& check, const std::string& dir, const std::vector<std::string>& hashed,
+                      const std::vector<std::string>& sized, bool& readable) {
+  std::string all, content;
+  readable = true;
+  for (const std::string& name : hashed) {
+    readable = readable && read_file(dir + "/" + name, content);
+    all += content;
+  }
+  std::string sum = sum_text(check, all);
+  for (const std::string& name : sized) {
+    struct stat st;
+    readable = readable && ::stat((dir + "/" + name).c_str(), &st) == 0;
+    sum += "file " + name + " size " + std::to_string(readable ? st.st_size : 0) + "\n";
+  }
+  return sum;
+}
+
+bool find_files(const CacheDir& cache, const std::string& key, const std::string& check,
+                const std::vector<std::string>& hashed, const std::vector<std::string>& sized,
+                const std::string& sum_name, std::string& dir, std::string& error) {
+  dir.clear();
   if (cache.root.empty()) return true;
-  std::string dir = cache.root + "/" + key;
+  const std::string at = cache.root + "/" + key;
   struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return true;
-  for (const std::string& path : {dir, dir + "/kernel", dir + "/kernel.sum"}) {
+  if (::lstat(at.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return true;
+  std::vector<std::string> paths = {at, at + "/" + sum_name};
+  for (const std::vector<std::string>* names : {&hashed, &sized}) {
+    for (const std::string& name : *names) paths.push_back(at + "/" + name);
+  }
+  for (const std::string& path : paths) {
     if (::lstat(path.c_str(), &st) != 0) return true;  // incomplete: rebuilt
-    if (path != dir && !S_ISREG(st.st_mode)) return true;
+    if (path != at && !S_ISREG(st.st_mode)) return true;
     if (std::string reason = foreign_writable(path, false); !reason.empty()) {
-      error = "refusing to run the cached kernel in " + dir + ": " + reason +
+      error = "refusing to use the cached files in " + at + ": " + reason +
               "; delete that directory (the cache rebuilds it)";
       return false;
     }
   }
-  std::string sum, content;
-  if (!read_file(dir + "/kernel.sum", sum, 4096) || !read_file(dir + "/kernel", content)) return true;
-  // A truncated, emptied or otherwise changed binary fails here and is rebuilt.
-  if (sum != sum_text(check, content)) return true;
-  binary = dir + "/kernel";
+  std::string sum;
+  if (!read_file(at + "/" + sum_name, sum, 4096)) return true;
+  bool readable = false;
+  const std::string expected = files_sum(check, at, hashed, sized, readable);
+  // A truncated, emptied or otherwise changed file fails here and is rebuilt.
+  if (!readable || sum != expected) return true;
+  dir = at;
   return true;
 }
 
-std::string store_entry(const CacheDir& cache, const std::string& key, const std::string& check,
-                        const std::string& built, const std::string& source, std::string& error) {
+std::string store_files(const CacheDir& cache, const std::string& key, const std::string& check,
+                        const std::string& from_dir, const std::vector<std::string>& hashed,
+                        const std::vector<std::string>& sized, const std::string& sum_name, std::string& error) {
   if (cache.root.empty()) return "";
   std::string dir = cache.root + "/" + key;
   struct stat st;
@@ -231,17 +258,47 @@ std::string store_entry(const CacheDir& cache, const std::string& key, const std
     error = dir + ": " + reason;
     return "";
   }
-  std::string binary;
-  if (!read_file(built, binary)) {
-    error = "cannot read " + built;
+  // Until the new sum is in place, readers see no entry and rebuild.
+  ::unlink((dir + "/" + sum_name).c_str());
+  std::string content, failure;
+  for (const std::vector<std::string>* names : {&hashed, &sized}) {
+    for (const std::string& name : *names) {
+      if (!read_file(from_dir + "/" + name, content)) {
+        error = "cannot read " + from_dir + "/" + name;
+        return "";
+      }
+      if (failure.empty()) failure = write_atomically(dir, name, content, 0700);
+    }
+  }
+  bool readable = false;
+  if (failure.empty()) {
+    std::string sum = files_sum(check, dir, hashed, sized, readable);
+    failure = readable ? write_atomically(dir, sum_name, sum, 0600) : "cannot read back " + dir;
+  }
+  if (!failure.empty()) {
+    error = failure;
     return "";
   }
-  // Until the new sum is in place, readers see no entry and compile.
-  ::unlink((dir + "/kernel.sum").c_str());
-  std::string failure = write_atomically(dir, "kernel.cpp", source, 0600);
-  if (failure.empty()) failure = write_atomically(dir, "kernel", binary, 0700);
-  if (failure.empty()) failure = write_atomically(dir, "kernel.sum", sum_text(check, binary), 0600);
-  if (!failure.empty()) {
+  return dir;
+}
+
+bool find_entry(const CacheDir& cache, const std::string& key, const std::string& check, std::string& binary,
+                std::string& error) {
+  std::string dir;
+  if (!find_files(cache, key, check, {"kernel"}, {}, "kernel.sum", dir, error)) return false;
+  binary = dir.empty() ? "" : dir + "/kernel";
+  return true;
+}
+
+std::string store_entry(const CacheDir& cache, const std::string& key, const std::string& check,
+                        const std::string& built, const std::string& source, std::string& error) {
+  if (cache.root.empty()) return "";
+  const fs::path from(built);
+  std::string dir = store_files(cache, key, check, from.parent_path().string(), {from.filename().string()}, {},
+                                "kernel.sum", error);
+  if (dir.empty()) return "";
+  // For people: the source the binary was compiled from.
+  if (std::string failure = write_atomically(dir, "kernel.cpp", source, 0600); !failure.empty()) {
     error = failure;
     return "";
   }

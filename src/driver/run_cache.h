@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kdt {
 
@@ -39,6 +40,22 @@ bool find_entry(const CacheDir& cache, const std::string& key, const std::string
 // cache could not take it (read-only, full): the caller runs `built`.
 std::string store_entry(const CacheDir& cache, const std::string& key, const std::string& check,
                         const std::string& built, const std::string& source, std::string& error);
+
+// Entries of several files verified together, such as `kdt run`'s runtime
+// library: ROOT/KEY/NAME for each name, and ROOT/KEY/SUM_NAME, written
+// last, over every byte of the `hashed` files and the size of the `sized`
+// ones (large files that only a compiler reads, never run: the precompiled
+// header). find_files sets `dir` to ROOT/KEY when the entry is whole and
+// matches, "" otherwise (the caller rebuilds it); false, with `error`, when
+// a file others could have written is there. store_files copies
+// FROM_DIR/NAME for each name into the entry and returns ROOT/KEY, or ""
+// with `error`.
+bool find_files(const CacheDir& cache, const std::string& key, const std::string& check,
+                const std::vector<std::string>& hashed, const std::vector<std::string>& sized,
+                const std::string& sum_name, std::string& dir, std::string& error);
+std::string store_files(const CacheDir& cache, const std::string& key, const std::string& check,
+                        const std::string& from_dir, const std::vector<std::string>& hashed,
+                        const std::vector<std::string>& sized, const std::string& sum_name, std::string& error);
 
 // Why another user could change the file or directory at `path`, or ""
 // (`above_cache`: a directory above the cache root, where root's and sticky

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <sstream>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -157,6 +158,15 @@ std::vector<pid_t> children(pid_t parent, const std::string& comm) {
   return out;
 }
 
+// The cache entries of kernels (the runtime library's are named rt-KEY).
+std::vector<std::string> kernel_entries(const fs::path& cache) {
+  std::vector<std::string> out;
+  for (const std::string& name : entries(cache)) {
+    if (name.rfind("rt-", 0) != 0) out.push_back(name);
+  }
+  return out;
+}
+
 // The kernel, its input and a cache holding its binary, built once.
 struct Fixture {
   TempDir dir;
@@ -181,9 +191,10 @@ const Fixture& fixture() {
     f.cache = f.file("cache");
     RunResult r = kdt_env("KDT_CACHE_DIR=" + q(f.cache), f.args());
     REQUIRE_MESSAGE(r.status == 0, r.err);
-    std::vector<std::string> keys = entries(f.cache);
+    std::vector<std::string> keys = kernel_entries(f.cache);
     REQUIRE(keys.size() == 1);
     f.key = keys[0];
+    REQUIRE(entries(f.cache, "rt-").size() == 1);
     built = true;
   }
   return f;
@@ -310,6 +321,44 @@ TEST_SUITE("run") {
     }
   }
 
+  TEST_CASE("kernels link a runtime library built once per compiler and flags; a damaged one is rebuilt") {
+    const Fixture& f = fixture();
+    // The kernel's cached source holds the kernel, not the runtime.
+    const std::string source = read_text(f.entry() + "/kernel.cpp");
+    CHECK(source.find("#include \"kdt_prelude.h\"") != std::string::npos);
+    CHECK(source.find("class DeviceScheduler") == std::string::npos);
+    const std::vector<std::string> libraries = entries(f.cache, "rt-");
+    REQUIRE(libraries.size() == 1);
+    const std::string library = f.cache + "/" + libraries[0];
+    for (const char* name : {"kdt_prelude.h", "runtime.o", "runtime.sum"}) CHECK(fs::exists(library + "/" + name));
+    const std::string object = read_text(library + "/runtime.o");
+    for (size_t size : {object.size() / 2, size_t{0}}) {
+      CAPTURE(size);
+      TempDir tmp;
+      std::string cache = tmp.file("cache");
+      copy_cache(cache);
+      // No kernel in the cache, and a damaged library: both are rebuilt.
+      fs::remove_all(cache + "/" + f.key);
+      std::string damaged = cache + "/" + libraries[0] + "/runtime.o";
+      REQUIRE(::truncate(damaged.c_str(), static_cast<off_t>(size)) == 0);
+      RunResult r = kdt_env(cache_env(cache), f.args("rebuilt"));
+      CHECK_MESSAGE(r.status == 0, r.err);
+      CHECK(read_f32(f.file("rebuilt/y.npy")) == doubled());
+      CHECK(fs::file_size(damaged) == object.size());
+      CHECK(entries(cache, "rt-").size() == 1);
+    }
+    // One that others could write is refused, as a kernel entry is.
+    TempDir tmp;
+    std::string cache = tmp.file("cache");
+    copy_cache(cache);
+    fs::remove_all(cache + "/" + f.key);
+    ::chmod((cache + "/" + libraries[0] + "/runtime.o").c_str(), 0666);
+    RunResult refused = kdt_env(cache_env(cache), f.args("refused"));
+    CHECK(refused.status == 2);
+    CHECK(refused.err.find("refusing to use the cached files") != std::string::npos);
+    CHECK(refused.err.find("every user can write it") != std::string::npos);
+  }
+
   TEST_CASE("a cache that other users can write is refused; a planted binary never runs") {
     const Fixture& f = fixture();
     TempDir tmp;
@@ -390,7 +439,7 @@ TEST_SUITE("run") {
     RunResult failed = kdt_env("-u KDT_CACHE_DIR -u XDG_CACHE_HOME -u HOME TMPDIR=" + q(fresh.path.string()),
                                "run " + q(f.kd) + " --cxx false --random-all");
     CHECK(failed.status == 2);
-    CHECK(failed.err.find("`false` exited with status 1 on the emitted code") != std::string::npos);
+    CHECK(failed.err.find("`false` exited with status 1 on kdt's runtime library") != std::string::npos);
     struct stat st;
     std::string created = fresh.file("kdt-cache-" + std::to_string(::geteuid()));
     REQUIRE(::stat(created.c_str(), &st) == 0);
@@ -640,11 +689,11 @@ TEST_SUITE("run") {
     auto cache_env = [&](const std::string& c) { return "KDT_CACHE_DIR=" + q(c) + " TMPDIR=" + q(tmp.path.string()); };
     // `ccache g++` where ccache exists, else `env g++`: two words, one compiler.
     std::string cxx = kdt::test::find_tool("ccache").empty() ? "env g++" : "ccache g++";
-    size_t cached = entries(cache).size();
+    size_t cached = kernel_entries(cache).size();
     RunResult words = kdt_env("CXX=" + q(cxx) + " " + cache_env(cache), f.args() + " --cxxflags '-DKDT_TEST_FLAG=1'");
     CHECK_MESSAGE(words.status == 0, words.err);
     // The key holds the compiler and the flags: a second entry.
-    CHECK(entries(cache).size() == cached + 1);
+    CHECK(kernel_entries(cache).size() == cached + 1);
     CHECK(words.err.find("output y:") != std::string::npos);
     // Shell syntax is refused, not run.
     RunResult shell = kdt_env("CXX=" + q("g++; touch " + tmp.file("PWNED")) + " " + cache_env(cache), f.args());
@@ -679,7 +728,8 @@ TEST_SUITE("run") {
       size_t first = err.find("compiler pid ");
       CHECK(first != std::string::npos);
       CHECK(err.find("compiler pid ", first + 1) == std::string::npos);
-      CHECK(err.find("exited with status 1 on the emitted code") != std::string::npos);
+      // (The runtime library is what such a compiler meets first.)
+      CHECK(err.find("exited with status 1 on kdt's runtime library") != std::string::npos);
       // The code and the log are kept for a person, in a directory of that run's own.
       size_t kept = err.find("kept in ");
       if (kept != std::string::npos) {
@@ -703,21 +753,28 @@ TEST_SUITE("run") {
     ::chmod(recorder.c_str(), 0755);
     RunResult native = kdt_env(cache_env(cache), f.args("native") + " --cxx " + q(recorder));
     REQUIRE_MESSAGE(native.status == 0, native.err);
+    const std::string native_words = read_text(log);
+    fs::remove(log);
     RunResult portable = kdt_env(cache_env(cache), f.args("portable") + " --cxx " + q(recorder) + " --portable");
     REQUIRE_MESSAGE(portable.status == 0, portable.err);
-    std::string words = read_text(log);
-    const size_t newline = words.find('\n');
-    REQUIRE(newline != std::string::npos);
-    CHECK(words.substr(0, newline).find(" -march=native") != std::string::npos);
-    CHECK(words.substr(newline + 1).find("-march=native") == std::string::npos);
-    CHECK(words.substr(newline + 1).find("-ffp-contract=off") != std::string::npos);
-    CHECK(entries(cache).size() == 2);
+    const std::string portable_words = read_text(log);
+    // Each run compiled the runtime library and the kernel, with its flags.
+    CHECK(std::count(native_words.begin(), native_words.end(), '\n') >= 2);
+    CHECK(std::count(portable_words.begin(), portable_words.end(), '\n') >= 2);
+    std::istringstream native_lines(native_words), portable_lines(portable_words);
+    for (std::string line; std::getline(native_lines, line);) CHECK(line.find(" -march=native") != std::string::npos);
+    for (std::string line; std::getline(portable_lines, line);) {
+      CHECK(line.find("-march=native") == std::string::npos);
+      CHECK(line.find("-ffp-contract=off") != std::string::npos);
+    }
+    CHECK(kernel_entries(cache).size() == 2);
+    CHECK(entries(cache, "rt-").size() == 2);
     // The instruction set changes the speed, never the results.
     CHECK(read_text(f.file("native") + "/y.npy") == read_text(f.file("portable") + "/y.npy"));
     // A hit compiles nothing.
     RunResult again = kdt_env(cache_env(cache), f.args("again") + " --cxx " + q(recorder));
     CHECK(again.status == 0);
-    CHECK(read_text(log) == words);
+    CHECK(read_text(log) == portable_words);
   }
 
   TEST_CASE("a full disk is reported as such") {

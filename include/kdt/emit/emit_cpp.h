@@ -15,9 +15,19 @@ struct CppEmitOptions {
   std::string dma_mode = "on_wait";
   std::string dma_order = "fifo";
   std::string program_order = "forward";
+  // `kdt run` (issue 17): `#include "kdt_prelude.h"` (the header of its
+  // cached runtime library, emit_cpp_prelude) instead of the prelude's text.
+  bool separate_runtime = false;
 };
 
 std::string emit_cpp(const ir::Module& module, const SourceManager& sources, const CppEmitOptions& options);
+
+// What a self-contained emitted file holds before its kernels: the standard
+// headers, the contraction pragma and the runtime prelude. `kdt run` caches
+// it as kdt_prelude.h: precompiled, and compiled once into its runtime
+// library (-DKDT_RT_LIBRARY); a kernel including it leaves the runtime's
+// larger functions to that library (kdt_api.h).
+std::string emit_cpp_prelude();
 
 // The runtime prelude embedded into every emitted file.
 extern const char* const kRuntimePrelude;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "kdt_api.h"
 #include "kdt_codes.h"
 
 namespace kdt_rt {
@@ -50,20 +51,15 @@ struct RunFailure {
   RunError error;
 };
 
-[[noreturn]] inline void fail(RunCode code, const SourceLoc& loc, std::string message) {
-  RunError e;
-  e.code = code;
-  e.message = std::move(message);
-  e.loc = loc;
-  throw RunFailure{std::move(e)};
-}
+[[noreturn]] KDT_RT_API void fail(RunCode code, const SourceLoc& loc, std::string message);
 
+[[noreturn]] KDT_RT_API void index_out_of_bounds(int64_t start, int64_t size, int64_t dim, const SourceLoc& loc,
+                                                  const char* what);
+
+// Inline: every index of emitted code goes through it; the message is built
+// out of line, only when the check fails.
 inline int64_t checked_index(int64_t start, int64_t size, int64_t dim, const SourceLoc& loc, const char* what) {
-  if (start < 0 || start + size > dim) {
-    fail(Code::OutOfBounds, loc,
-         std::string(what) + " " + std::to_string(start) + (size > 1 ? ":" + std::to_string(start + size) : "") +
-             " is out of bounds for a dimension of size " + std::to_string(dim));
-  }
+  if (start < 0 || start + size > dim) index_out_of_bounds(start, size, dim, loc, what);
   return start;
 }
 
@@ -90,7 +86,6 @@ inline int checked_device(int64_t device, int64_t devices, const SourceLoc& loc)
   }
   return static_cast<int>(device);
 }
-
 
 // An element set of a ref as a box: one [start, start + size) per ref
 // dimension (a dropped dimension has size 1). Views are exactly boxes.
@@ -157,6 +152,30 @@ struct Epoch {
     return clock <= c.vc[static_cast<size_t>(device)];
   }
 };
+
+// ---------------------------------------------------------------------------
+// Definitions of the functions declared KDT_RT_API above: inline in a
+// self-contained file, compiled once into `kdt run`'s runtime library,
+// and left out of a kernel that links that library (kdt_api.h).
+// ---------------------------------------------------------------------------
+#if !defined(KDT_RT_SEPARATE)
+
+[[noreturn]] KDT_RT_API void fail(RunCode code, const SourceLoc& loc, std::string message) {
+  RunError e;
+  e.code = code;
+  e.message = std::move(message);
+  e.loc = loc;
+  throw RunFailure{std::move(e)};
+}
+
+[[noreturn]] KDT_RT_API void index_out_of_bounds(int64_t start, int64_t size, int64_t dim, const SourceLoc& loc,
+                                                  const char* what) {
+  fail(Code::OutOfBounds, loc,
+       std::string(what) + " " + std::to_string(start) + (size > 1 ? ":" + std::to_string(start + size) : "") +
+           " is out of bounds for a dimension of size " + std::to_string(dim));
+}
+
+#endif  // !KDT_RT_SEPARATE
 
 }  // namespace kdt_rt
 

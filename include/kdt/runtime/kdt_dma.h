@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "kdt_api.h"
 #include "kdt_checks.h"
 #include "kdt_scheduler.h"
 
@@ -87,7 +88,30 @@ struct DmaSemaphore {
 // shuffle (2): a seeded one among those with `bytes`. When none has
 // `bytes`, lifo takes the newest and shuffle a seeded one of all. The caller
 // compares the count of the one taken with `bytes` (dma-wait-mismatch).
-inline std::shared_ptr<DmaRecord> take_for_wait(DmaSemaphore& sem, int64_t bytes, const RunOptions& options) {
+KDT_RT_API std::shared_ptr<DmaRecord> take_for_wait(DmaSemaphore& sem, int64_t bytes, const RunOptions& options);
+
+struct RegularSemaphore {
+  int64_t value = 0;
+  std::vector<uint32_t> clock;  // the clocks released into it (run-time checks)
+};
+
+// sem_signal: the signaller's past happens before whatever the wait does.
+inline void release(RegularSemaphore& sem, ProgramClock& c) {
+  if (sem.clock.size() < c.vc.size()) sem.clock.resize(c.vc.size(), 0);
+  for (size_t d = 0; d < c.vc.size(); ++d) sem.clock[d] = std::max(sem.clock[d], c.vc[d]);
+  c.tick();
+}
+
+inline void acquire(ProgramClock& c, const RegularSemaphore& sem) { c.join(sem.clock); }
+
+// ---------------------------------------------------------------------------
+// Definitions of the functions declared KDT_RT_API above: inline in a
+// self-contained file, compiled once into `kdt run`'s runtime library,
+// and left out of a kernel that links that library (kdt_api.h).
+// ---------------------------------------------------------------------------
+#if !defined(KDT_RT_SEPARATE)
+
+KDT_RT_API std::shared_ptr<DmaRecord> take_for_wait(DmaSemaphore& sem, int64_t bytes, const RunOptions& options) {
   std::deque<std::shared_ptr<DmaRecord>>& q = sem.in_flight;
   size_t pick = 0;
   if (options.dma_order != 0) {
@@ -118,19 +142,7 @@ inline std::shared_ptr<DmaRecord> take_for_wait(DmaSemaphore& sem, int64_t bytes
   return d;
 }
 
-struct RegularSemaphore {
-  int64_t value = 0;
-  std::vector<uint32_t> clock;  // the clocks released into it (run-time checks)
-};
-
-// sem_signal: the signaller's past happens before whatever the wait does.
-inline void release(RegularSemaphore& sem, ProgramClock& c) {
-  if (sem.clock.size() < c.vc.size()) sem.clock.resize(c.vc.size(), 0);
-  for (size_t d = 0; d < c.vc.size(); ++d) sem.clock[d] = std::max(sem.clock[d], c.vc[d]);
-  c.tick();
-}
-
-inline void acquire(ProgramClock& c, const RegularSemaphore& sem) { c.join(sem.clock); }
+#endif  // !KDT_RT_SEPARATE
 
 }  // namespace kdt_rt
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "kdt_api.h"
 #include "kdt_exec.h"
 
 namespace kdt_rt {
@@ -34,54 +35,10 @@ namespace kdt_rt {
 // ---------------------------------------------------------------------------
 // Harness support (used by `--harness` and `kdt run`).
 // ---------------------------------------------------------------------------
-inline std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+KDT_RT_API std::string json_escape(const std::string& s);
 
 // One line on stderr for a person, and one JSON line for `kdt run`.
-inline void report_failure(const RunError& failure, const char* json_path) {
-  // A failure inside an expanded function gets a note at each call on the way out.
-  RunError e = failure;
-  for (const CallSite* c = e.loc.call; c; c = c->at.call) {
-    e.notes.emplace_back(std::string("in the call of `") + c->function + "` here", c->at);
-  }
-  std::fprintf(stderr, "%s:%d:%d: error: %s [%s]\n", e.loc.file, e.loc.line, e.loc.column, e.message.c_str(),
-               e.code.name());
-  for (const auto& [message, loc] : e.notes) {
-    std::fprintf(stderr, "%s:%d:%d: note: %s\n", loc.file, loc.line, loc.column, message.c_str());
-  }
-  if (!json_path || !*json_path) return;
-  std::FILE* f = std::fopen(json_path, "w");
-  if (!f) return;
-  std::fprintf(f, "{\"code\": \"%s\", \"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u, \"notes\": [",
-               e.code.name(), json_escape(e.message).c_str(), json_escape(e.loc.file ? e.loc.file : "").c_str(),
-               e.loc.begin, e.loc.end);
-  for (size_t i = 0; i < e.notes.size(); ++i) {
-    const SourceLoc& loc = e.notes[i].second;
-    std::fprintf(f, "%s{\"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u}", i ? ", " : "",
-                 json_escape(e.notes[i].first).c_str(), json_escape(loc.file ? loc.file : "").c_str(), loc.begin,
-                 loc.end);
-  }
-  std::fprintf(f, "]}\n");
-  std::fclose(f);
-}
+KDT_RT_API void report_failure(const RunError& failure, const char* json_path);
 
 // A parameter as the harness sees it: what it needs from the command line.
 enum class HarnessParamKind { In, Inout, Out, Scalar };
@@ -128,17 +85,9 @@ struct HarnessArgs {
 
 namespace detail {
 
-inline bool harness_error(const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  return false;
-}
+KDT_RT_API bool harness_error(const std::string& message);
 
-inline bool names_contain(const std::vector<std::string>& names, const std::string& name) {
-  for (const std::string& n : names) {
-    if (n == name) return true;
-  }
-  return false;
-}
+KDT_RT_API bool names_contain(const std::vector<std::string>& names, const std::string& name);
 
 // The output temporaries of this process, removed by a terminating signal
 // (SIGINT, SIGTERM, SIGHUP) before the harness dies of it. Fixed slots: a
@@ -149,14 +98,7 @@ inline std::atomic<const char*>* temp_slots() {
   return slots;
 }
 
-inline void harness_on_signal(int sig) {
-  std::atomic<const char*>* slots = temp_slots();
-  for (int i = 0; i < kMaxTempSlots; ++i) {
-    if (const char* p = slots[i].load()) ::unlink(p);
-  }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
+KDT_RT_API void harness_on_signal(int sig);
 
 inline void register_temp(const char* path) {
   static bool installed = false;
@@ -179,212 +121,49 @@ inline void register_temp(const char* path) {
   }
 }
 
-inline void unregister_temp(const char* path) {
-  std::atomic<const char*>* slots = temp_slots();
-  for (int i = 0; i < kMaxTempSlots; ++i) {
-    const char* expected = path;
-    if (slots[i].compare_exchange_strong(expected, nullptr)) return;
-  }
-}
+KDT_RT_API void unregister_temp(const char* path);
 
-inline bool write_all_fd(int fd, const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t n = ::write(fd, p, bytes);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += n;
-    bytes -= static_cast<size_t>(n);
-  }
-  return true;
-}
+KDT_RT_API bool write_all_fd(int fd, const void* data, size_t bytes);
 
-inline std::string shape_text(const std::vector<uint64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + ")";
-}
+KDT_RT_API std::string shape_text(const std::vector<uint64_t>& shape);
 
 }  // namespace detail
 
 // The harness's command line: --input NAME=PATH|VALUE, --random NAME,
 // --random-all, --output-dir, --seed, --dma-mode, --dma-order, --program-order,
 // --diag-json (kdt run's failure report), --temp-tag.
-inline bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    bool missing = false;
-    auto value = [&](const char* flag, std::string& into) {
-      std::string prefix = std::string(flag) + "=";
-      if (a.rfind(prefix, 0) == 0) {
-        into = a.substr(prefix.size());
-        return true;
-      }
-      if (a == flag) {
-        if (i + 1 >= argc) {
-          missing = true;
-          return false;
-        }
-        into = argv[++i];
-        return true;
-      }
-      return false;
-    };
-    std::string v;
-    if (value("--input", v)) {
-      size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        return detail::harness_error("--input expects NAME=PATH.npy or NAME=VALUE, got '" + v + "'");
-      }
-      std::string name = v.substr(0, eq);
-      for (const auto& [n, unused] : out.inputs) {
-        if (n == name) return detail::harness_error("--input " + name + " is given twice");
-      }
-      out.inputs.emplace_back(name, v.substr(eq + 1));
-    } else if (value("--random", v)) {
-      if (detail::names_contain(out.random, v)) return detail::harness_error("--random " + v + " is given twice");
-      out.random.push_back(v);
-    } else if (a == "--random-all") {
-      out.random_all = true;
-    } else if (value("--output-dir", v)) {
-      out.output_dir = v;
-    } else if (value("--diag-json", v)) {
-      out.diag_json = v;
-    } else if (value("--temp-tag", v)) {
-      out.temp_tag = v;
-    } else if (value("--seed", v)) {
-      char* end = nullptr;
-      errno = 0;
-      out.run.seed = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end || errno != 0 || v[0] == '-') {
-        return detail::harness_error("--seed expects a whole number, got '" + v + "'");
-      }
-    } else if (value("--dma-mode", v)) {
-      if (v != "eager" && v != "on_wait") return detail::harness_error("--dma-mode expects eager or on_wait");
-      out.run.eager_dma = v == "eager";
-    } else if (value("--dma-order", v)) {
-      if (v != "fifo" && v != "lifo" && v != "shuffle") {
-        return detail::harness_error("--dma-order expects fifo, lifo or shuffle");
-      }
-      out.run.dma_order = v == "lifo" ? 1 : v == "shuffle" ? 2 : 0;
-    } else if (value("--program-order", v)) {
-      if (v != "forward" && v != "reverse" && v != "shuffle") {
-        return detail::harness_error("--program-order expects forward, reverse or shuffle");
-      }
-      out.run.program_order = v == "reverse" ? 1 : v == "shuffle" ? 2 : 0;
-    } else if (missing) {
-      return detail::harness_error(a + " needs a value");
-    } else {
-      return detail::harness_error("unknown argument '" + a + "'");
-    }
-  }
-  return true;
-}
+KDT_RT_API bool parse_harness_args(int argc, char** argv, HarnessArgs& out);
 
 // Checks the command line against the kernel's parameters: every --input and
 // --random names a parameter that reads its value, no parameter has both,
 // and every one that reads a value has one of them (or --random-all).
-inline bool check_harness_params(HarnessArgs& args, std::initializer_list<HarnessParam> params) {
-  auto find = [&](const std::string& name) -> const HarnessParam* {
-    for (const HarnessParam& p : params) {
-      if (name == p.name) return &p;
-    }
-    return nullptr;
-  };
-  auto known = [&]() {
-    std::string list;
-    for (const HarnessParam& p : params) list += std::string(list.empty() ? "" : ", ") + p.name;
-    return list.empty() ? std::string("it has none") : "its parameters: " + list;
-  };
-  auto check = [&](const char* flag, const std::string& name) {
-    const HarnessParam* p = find(name);
-    if (!p) return detail::harness_error(std::string(flag) + " " + name + ": the kernel has no parameter `" + name + "` (" + known() + ")");
-    if (p->kind == HarnessParamKind::Out) {
-      return detail::harness_error(std::string(flag) + " " + name + ": `" + name +
-                                   "` is an `out` parameter, written by the kernel and not read; it takes no input");
-    }
-    return true;
-  };
-  for (const auto& [name, unused] : args.inputs) {
-    if (!check("--input", name)) return false;
-  }
-  for (const std::string& name : args.random) {
-    if (!check("--random", name)) return false;
-    for (const auto& [n, unused] : args.inputs) {
-      if (n == name) return detail::harness_error("`" + name + "` has both --input and --random; give one of them");
-    }
-  }
-  std::string missing;
-  for (const HarnessParam& p : params) {
-    if (p.kind == HarnessParamKind::Out || args.random_all || detail::names_contain(args.random, p.name)) continue;
-    bool given = false;
-    for (const auto& [n, unused] : args.inputs) given = given || n == p.name;
-    if (!given) missing += std::string(missing.empty() ? "" : ", ") + "`" + p.name + "`";
-  }
-  if (!missing.empty()) {
-    return detail::harness_error("no input for " + missing +
-                                 ": give --input NAME=PATH.npy (NAME=VALUE for a scalar), or --random NAME or "
-                                 "--random-all for generated data");
-  }
-  return true;
-}
+KDT_RT_API bool check_harness_params(HarnessArgs& args, std::initializer_list<HarnessParam> params);
 
-inline const std::string* find_input(const HarnessArgs& args, const char* name) {
-  for (const auto& [n, v] : args.inputs) {
-    if (n == name) return &v;
-  }
-  return nullptr;
-}
+KDT_RT_API const std::string* find_input(const HarnessArgs& args, const char* name);
 
 // The seed of parameter number `param_index`'s generated data.
-inline uint64_t input_seed(const HarnessArgs& args, uint64_t param_index) {
-  return args.run.seed * 0x9E3779B97F4A7C15ULL + param_index + 1;
-}
+KDT_RT_API uint64_t input_seed(const HarnessArgs& args, uint64_t param_index);
 
 // Loads `in`/`inout` parameter `name` from its .npy file, or fills it from
 // the seeded generator when --random asked for it. Returns false (with a
 // message) for a file of the wrong dtype or shape; the data is not read
 // then, so a header cannot make the harness read or allocate more than the
-// parameter holds.
+// parameter holds. harness_input_source does all but the typed copy.
+enum class InputSource { Failed, File, Generated };
+KDT_RT_API InputSource harness_input_source(HarnessArgs& args, const char* name, const char* kd_dtype,
+                                            const std::vector<uint64_t>& shape, NpyArray& file);
 template <class T>
 inline bool harness_input(HarnessArgs& args, const char* name, const char* kd_dtype,
                           const std::vector<uint64_t>& shape, HarnessBuffer<T>& data, uint64_t param_index) {
   size_t count = 1;
   for (uint64_t d : shape) count *= static_cast<size_t>(d);
-  const std::string* path = find_input(args, name);
-  if (!path) {
-    if (!args.random_all && !detail::names_contain(args.random, name)) {
-      return detail::harness_error(std::string("no input for `") + name + "`: give --input " + name +
-                                   "=PATH.npy, or --random " + name + " for generated data");
-    }
-    data.assign(count);
-    fill_random(data.data(), count, input_seed(args, param_index));
-    args.generated.push_back(name);
-    return true;
-  }
   NpyArray a;
-  std::string error;
-  std::string mismatch;
-  auto accept = [&](const NpyHeader& h) {
-    if (!npy_descr_accepts(kd_dtype, h.descr)) {
-      mismatch = std::string("input '") + name + "' (" + *path + "): the file holds dtype '" + h.descr +
-                 "', but the parameter is " + kd_dtype + " (expected '" + npy_descr_for(kd_dtype) + "')";
-      return false;
-    }
-    if (h.shape != shape) {
-      mismatch = std::string("input '") + name + "' (" + *path + "): the file has shape " +
-                 detail::shape_text(h.shape) + ", but the parameter needs " + detail::shape_text(shape);
-      return false;
-    }
-    return true;
-  };
-  if (!npy_read(*path, a, error, accept)) {
-    return detail::harness_error(!mismatch.empty() ? mismatch : std::string("input '") + name + "': " + error);
-  }
+  const InputSource source = harness_input_source(args, name, kd_dtype, shape, a);
+  if (source == InputSource::Failed) return false;
   data.assign(count);
-  if constexpr (std::is_same<T, bool>::value) {
+  if (source == InputSource::Generated) {
+    fill_random(data.data(), count, input_seed(args, param_index));
+  } else if constexpr (std::is_same<T, bool>::value) {
     // Any nonzero byte is true: a bool object must hold 0 or 1.
     for (size_t i = 0; i < count; ++i) data.data()[i] = a.data[i] != 0;
   } else if (count > 0) {
@@ -500,16 +279,330 @@ inline bool harness_scalar(HarnessArgs& args, const char* name, const char* kd_d
   return true;
 }
 
-// Writes `data` to a temporary file next to DIR/NAME.npy (created with
-// O_EXCL: an existing name, a symlink included, is never opened) and prints
-// the output's summary line; harness_commit_outputs renames it into place.
+// Writes `size` bytes of an output to a temporary file next to
+// DIR/NAME.npy (created with O_EXCL: an existing name, a symlink included,
+// is never opened) and prints the output's summary line;
+// harness_commit_outputs renames it into place.
+KDT_RT_API bool harness_output_bytes(HarnessArgs& args, const char* name, const char* kd_dtype,
+                                     const std::vector<uint64_t>& shape, const void* bytes, size_t size);
 template <class T>
 inline bool harness_output(HarnessArgs& args, const char* name, const char* kd_dtype,
                            const std::vector<uint64_t>& shape, const HarnessBuffer<T>& data) {
+  return harness_output_bytes(args, name, kd_dtype, shape, data.data(), data.size() * sizeof(T));
+}
+
+// Removes the temporaries of outputs not renamed (after a failure).
+KDT_RT_API void harness_discard_outputs(HarnessArgs& args);
+
+// Renames every written output into place (rename replaces a symlink at
+// DIR/NAME.npy instead of writing through it).
+KDT_RT_API bool harness_commit_outputs(HarnessArgs& args);
+
+// The summary line naming the parameters filled from the generator.
+KDT_RT_API void print_generated(const HarnessArgs& args);
+
+// ---------------------------------------------------------------------------
+// Definitions of the functions declared KDT_RT_API above: inline in a
+// self-contained file, compiled once into `kdt run`'s runtime library,
+// and left out of a kernel that links that library (kdt_api.h).
+// ---------------------------------------------------------------------------
+#if !defined(KDT_RT_SEPARATE)
+
+KDT_RT_API std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+KDT_RT_API void report_failure(const RunError& failure, const char* json_path) {
+  // A failure inside an expanded function gets a note at each call on the way out.
+  RunError e = failure;
+  for (const CallSite* c = e.loc.call; c; c = c->at.call) {
+    e.notes.emplace_back(std::string("in the call of `") + c->function + "` here", c->at);
+  }
+  std::fprintf(stderr, "%s:%d:%d: error: %s [%s]\n", e.loc.file, e.loc.line, e.loc.column, e.message.c_str(),
+               e.code.name());
+  for (const auto& [message, loc] : e.notes) {
+    std::fprintf(stderr, "%s:%d:%d: note: %s\n", loc.file, loc.line, loc.column, message.c_str());
+  }
+  if (!json_path || !*json_path) return;
+  std::FILE* f = std::fopen(json_path, "w");
+  if (!f) return;
+  std::fprintf(f, "{\"code\": \"%s\", \"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u, \"notes\": [",
+               e.code.name(), json_escape(e.message).c_str(), json_escape(e.loc.file ? e.loc.file : "").c_str(),
+               e.loc.begin, e.loc.end);
+  for (size_t i = 0; i < e.notes.size(); ++i) {
+    const SourceLoc& loc = e.notes[i].second;
+    std::fprintf(f, "%s{\"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u}", i ? ", " : "",
+                 json_escape(e.notes[i].first).c_str(), json_escape(loc.file ? loc.file : "").c_str(), loc.begin,
+                 loc.end);
+  }
+  std::fprintf(f, "]}\n");
+  std::fclose(f);
+}
+
+KDT_RT_API bool detail::harness_error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return false;
+}
+
+KDT_RT_API bool detail::names_contain(const std::vector<std::string>& names, const std::string& name) {
+  for (const std::string& n : names) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+KDT_RT_API void detail::harness_on_signal(int sig) {
+  std::atomic<const char*>* slots = temp_slots();
+  for (int i = 0; i < kMaxTempSlots; ++i) {
+    if (const char* p = slots[i].load()) ::unlink(p);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+KDT_RT_API void detail::unregister_temp(const char* path) {
+  std::atomic<const char*>* slots = temp_slots();
+  for (int i = 0; i < kMaxTempSlots; ++i) {
+    const char* expected = path;
+    if (slots[i].compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
+KDT_RT_API bool detail::write_all_fd(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    bytes -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+KDT_RT_API std::string detail::shape_text(const std::vector<uint64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+KDT_RT_API bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool missing = false;
+    auto value = [&](const char* flag, std::string& into) {
+      std::string prefix = std::string(flag) + "=";
+      if (a.rfind(prefix, 0) == 0) {
+        into = a.substr(prefix.size());
+        return true;
+      }
+      if (a == flag) {
+        if (i + 1 >= argc) {
+          missing = true;
+          return false;
+        }
+        into = argv[++i];
+        return true;
+      }
+      return false;
+    };
+    std::string v;
+    if (value("--input", v)) {
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return detail::harness_error("--input expects NAME=PATH.npy or NAME=VALUE, got '" + v + "'");
+      }
+      std::string name = v.substr(0, eq);
+      for (const auto& [n, unused] : out.inputs) {
+        if (n == name) return detail::harness_error("--input " + name + " is given twice");
+      }
+      out.inputs.emplace_back(name, v.substr(eq + 1));
+    } else if (value("--random", v)) {
+      if (detail::names_contain(out.random, v)) return detail::harness_error("--random " + v + " is given twice");
+      out.random.push_back(v);
+    } else if (a == "--random-all") {
+      out.random_all = true;
+    } else if (value("--output-dir", v)) {
+      out.output_dir = v;
+    } else if (value("--diag-json", v)) {
+      out.diag_json = v;
+    } else if (value("--temp-tag", v)) {
+      out.temp_tag = v;
+    } else if (value("--seed", v)) {
+      char* end = nullptr;
+      errno = 0;
+      out.run.seed = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || errno != 0 || v[0] == '-') {
+        return detail::harness_error("--seed expects a whole number, got '" + v + "'");
+      }
+    } else if (value("--dma-mode", v)) {
+      if (v != "eager" && v != "on_wait") return detail::harness_error("--dma-mode expects eager or on_wait");
+      out.run.eager_dma = v == "eager";
+    } else if (value("--dma-order", v)) {
+      if (v != "fifo" && v != "lifo" && v != "shuffle") {
+        return detail::harness_error("--dma-order expects fifo, lifo or shuffle");
+      }
+      out.run.dma_order = v == "lifo" ? 1 : v == "shuffle" ? 2 : 0;
+    } else if (value("--program-order", v)) {
+      if (v != "forward" && v != "reverse" && v != "shuffle") {
+        return detail::harness_error("--program-order expects forward, reverse or shuffle");
+      }
+      out.run.program_order = v == "reverse" ? 1 : v == "shuffle" ? 2 : 0;
+    } else if (missing) {
+      return detail::harness_error(a + " needs a value");
+    } else {
+      return detail::harness_error("unknown argument '" + a + "'");
+    }
+  }
+  return true;
+}
+
+KDT_RT_API bool check_harness_params(HarnessArgs& args, std::initializer_list<HarnessParam> params) {
+  auto find = [&](const std::string& name) -> const HarnessParam* {
+    for (const HarnessParam& p : params) {
+      if (name == p.name) return &p;
+    }
+    return nullptr;
+  };
+  auto known = [&]() {
+    std::string list;
+    for (const HarnessParam& p : params) list += std::string(list.empty() ? "" : ", ") + p.name;
+    return list.empty() ? std::string("it has none") : "its parameters: " + list;
+  };
+  auto check = [&](const char* flag, const std::string& name) {
+    const HarnessParam* p = find(name);
+    if (!p) return detail::harness_error(std::string(flag) + " " + name + ": the kernel has no parameter `" + name + "` (" + known() + ")");
+    if (p->kind == HarnessParamKind::Out) {
+      return detail::harness_error(std::string(flag) + " " + name + ": `" + name +
+                                   "` is an `out` parameter, written by the kernel and not read; it takes no input");
+    }
+    return true;
+  };
+  for (const auto& [name, unused] : args.inputs) {
+    if (!check("--input", name)) return false;
+  }
+  for (const std::string& name : args.random) {
+    if (!check("--random", name)) return false;
+    for (const auto& [n, unused] : args.inputs) {
+      if (n == name) return detail::harness_error("`" + name + "` has both --input and --random; give one of them");
+    }
+  }
+  std::string missing;
+  for (const HarnessParam& p : params) {
+    if (p.kind == HarnessParamKind::Out || args.random_all || detail::names_contain(args.random, p.name)) continue;
+    bool given = false;
+    for (const auto& [n, unused] : args.inputs) given = given || n == p.name;
+    if (!given) missing += std::string(missing.empty() ? "" : ", ") + "`" + p.name + "`";
+  }
+  if (!missing.empty()) {
+    return detail::harness_error("no input for " + missing +
+                                 ": give --input NAME=PATH.npy (NAME=VALUE for a scalar), or --random NAME or "
+                                 "--random-all for generated data");
+  }
+  return true;
+}
+
+KDT_RT_API const std::string* find_input(const HarnessArgs& args, const char* name) {
+  for (const auto& [n, v] : args.inputs) {
+    if (n == name) return &v;
+  }
+  return nullptr;
+}
+
+KDT_RT_API uint64_t input_seed(const HarnessArgs& args, uint64_t param_index) {
+  return args.run.seed * 0x9E3779B97F4A7C15ULL + param_index + 1;
+}
+
+KDT_RT_API void harness_discard_outputs(HarnessArgs& args) {
+  for (const PendingOutput& p : args.pending) {
+    ::unlink(p.temp.c_str());
+    detail::unregister_temp(p.temp.c_str());
+  }
+  args.pending.clear();
+}
+
+KDT_RT_API bool harness_commit_outputs(HarnessArgs& args) {
+  while (!args.pending.empty()) {
+    const PendingOutput& p = args.pending.front();
+    if (std::rename(p.temp.c_str(), p.path.c_str()) != 0) {
+      const int saved = errno;
+      const std::string path = p.path;
+      harness_discard_outputs(args);
+      return detail::harness_error("cannot write " + path + ": " + std::strerror(saved));
+    }
+    detail::unregister_temp(p.temp.c_str());
+    args.pending.pop_front();
+  }
+  std::fflush(stdout);
+  return true;
+}
+
+KDT_RT_API void print_generated(const HarnessArgs& args) {
+  if (args.generated.empty()) return;
+  std::string names;
+  for (const std::string& n : args.generated) names += (names.empty() ? "" : ", ") + n;
+  std::printf("generated inputs (seed %llu): %s\n", static_cast<unsigned long long>(args.run.seed), names.c_str());
+}
+
+KDT_RT_API InputSource harness_input_source(HarnessArgs& args, const char* name, const char* kd_dtype,
+                                            const std::vector<uint64_t>& shape, NpyArray& file) {
+  const std::string* path = find_input(args, name);
+  if (!path) {
+    if (!args.random_all && !detail::names_contain(args.random, name)) {
+      detail::harness_error(std::string("no input for `") + name + "`: give --input " + name +
+                            "=PATH.npy, or --random " + name + " for generated data");
+      return InputSource::Failed;
+    }
+    args.generated.push_back(name);
+    return InputSource::Generated;
+  }
+  std::string error;
+  std::string mismatch;
+  auto accept = [&](const NpyHeader& h) {
+    if (!npy_descr_accepts(kd_dtype, h.descr)) {
+      mismatch = std::string("input '") + name + "' (" + *path + "): the file holds dtype '" + h.descr +
+                 "', but the parameter is " + kd_dtype + " (expected '" + npy_descr_for(kd_dtype) + "')";
+      return false;
+    }
+    if (h.shape != shape) {
+      mismatch = std::string("input '") + name + "' (" + *path + "): the file has shape " +
+                 detail::shape_text(h.shape) + ", but the parameter needs " + detail::shape_text(shape);
+      return false;
+    }
+    return true;
+  };
+  if (!npy_read(*path, file, error, accept)) {
+    detail::harness_error(!mismatch.empty() ? mismatch : std::string("input '") + name + "': " + error);
+    return InputSource::Failed;
+  }
+  return InputSource::File;
+}
+
+KDT_RT_API bool harness_output_bytes(HarnessArgs& args, const char* name, const char* kd_dtype,
+                                     const std::vector<uint64_t>& shape, const void* bytes, size_t size) {
   PendingOutput out;
   out.path = args.output_dir + "/" + name + ".npy";
   std::string header, error;
-  if (!npy_header(npy_descr_for(kd_dtype), shape, data.size() * sizeof(T), header, error)) {
+  if (!npy_header(npy_descr_for(kd_dtype), shape, size, header, error)) {
     return detail::harness_error(std::string("output '") + name + "': " + error);
   }
   const bool tagged = !args.temp_tag.empty();
@@ -527,7 +620,7 @@ inline bool harness_output(HarnessArgs& args, const char* name, const char* kd_d
   args.pending.push_back(out);
   detail::register_temp(args.pending.back().temp.c_str());
   bool ok = detail::write_all_fd(fd, header.data(), header.size()) &&
-            detail::write_all_fd(fd, data.data(), data.size() * sizeof(T));
+            detail::write_all_fd(fd, bytes, size);
   const int saved = errno;
   ok = ::close(fd) == 0 && ok;
   if (!ok) {
@@ -537,44 +630,11 @@ inline bool harness_output(HarnessArgs& args, const char* name, const char* kd_d
   std::string dims;
   for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
   std::printf("output %s: %s[%s] checksum %016llx\n", name, kd_dtype, dims.c_str(),
-              static_cast<unsigned long long>(fnv1a64(data.data(), data.size() * sizeof(T))));
+              static_cast<unsigned long long>(fnv1a64(bytes, size)));
   return true;
 }
 
-// Removes the temporaries of outputs not renamed (after a failure).
-inline void harness_discard_outputs(HarnessArgs& args) {
-  for (const PendingOutput& p : args.pending) {
-    ::unlink(p.temp.c_str());
-    detail::unregister_temp(p.temp.c_str());
-  }
-  args.pending.clear();
-}
-
-// Renames every written output into place (rename replaces a symlink at
-// DIR/NAME.npy instead of writing through it).
-inline bool harness_commit_outputs(HarnessArgs& args) {
-  while (!args.pending.empty()) {
-    const PendingOutput& p = args.pending.front();
-    if (std::rename(p.temp.c_str(), p.path.c_str()) != 0) {
-      const int saved = errno;
-      const std::string path = p.path;
-      harness_discard_outputs(args);
-      return detail::harness_error("cannot write " + path + ": " + std::strerror(saved));
-    }
-    detail::unregister_temp(p.temp.c_str());
-    args.pending.pop_front();
-  }
-  std::fflush(stdout);
-  return true;
-}
-
-// The summary line naming the parameters filled from the generator.
-inline void print_generated(const HarnessArgs& args) {
-  if (args.generated.empty()) return;
-  std::string names;
-  for (const std::string& n : args.generated) names += (names.empty() ? "" : ", ") + n;
-  std::printf("generated inputs (seed %llu): %s\n", static_cast<unsigned long long>(args.run.seed), names.c_str());
-}
+#endif  // !KDT_RT_SEPARATE
 
 }  // namespace kdt_rt
 

@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <vector>
 
-
+#include "kdt_api.h"
 #include "kdt_numerics.h"
 
 namespace kdt_rt {
@@ -42,84 +42,20 @@ struct NpyHeader {
 };
 
 // KD dtype name -> the descr kdt writes; nullptr for an unknown name.
-inline const char* npy_descr_for(const char* kd_dtype) {
-  if (kd_dtype == nullptr) return nullptr;
-  static const char* const table[][2] = {
-      {"bool", "|b1"}, {"i8", "|i1"},  {"i16", "<i2"}, {"i32", "<i4"}, {"i64", "<i8"},
-      {"u8", "|u1"},   {"u16", "<u2"}, {"u32", "<u4"}, {"u64", "<u8"}, {"f16", "<f2"},
-      {"bf16", "<V2"}, {"f32", "<f4"}, {"f64", "<f8"},
-  };
-  for (const auto& entry : table) {
-    if (std::strcmp(kd_dtype, entry[0]) == 0) return entry[1];
-  }
-  return nullptr;
-}
+KDT_RT_API const char* npy_descr_for(const char* kd_dtype);
 
 // Whether a file with this descr can feed a KD parameter of dtype kd_dtype.
 // 1-byte types accept any byte-order character ('|i1', '<i1', ...); bf16
 // accepts '<V2', '|V2' (ml_dtypes.bfloat16) and '<u2' (raw bit patterns).
-inline bool npy_descr_accepts(const char* kd_dtype, const std::string& descr) {
-  const char* canonical = npy_descr_for(kd_dtype);
-  if (canonical == nullptr) return false;
-  if (descr == canonical) return true;
-  if (std::strcmp(kd_dtype, "bf16") == 0) return descr == "|V2" || descr == "<u2";
-  if (canonical[2] == '1' && canonical[3] == '\0' && descr.size() == 3 && descr[1] == canonical[1] &&
-      descr[2] == '1') {
-    return descr[0] == '|' || descr[0] == '<' || descr[0] == '>' || descr[0] == '=';
-  }
-  return false;
-}
+KDT_RT_API bool npy_descr_accepts(const char* kd_dtype, const std::string& descr);
 
 namespace detail {
 
 // Parses a simple descr "<kind><size>" with a byte-order prefix. Returns false
 // with a message for anything kdt cannot hold as raw little-endian bytes.
-inline bool npy_parse_descr(const std::string& descr, size_t& itemsize, std::string& error) {
-  if (descr.size() < 3) {
-    error = "unsupported dtype descr '" + descr + "'";
-    return false;
-  }
-  const char order = descr[0];
-  const char kind = descr[1];
-  if (order != '<' && order != '>' && order != '|' && order != '=') {
-    error = "unsupported dtype descr '" + descr + "' (no byte-order character)";
-    return false;
-  }
-  if (std::strchr("biufcVS", kind) == nullptr || kind == '\0') {
-    error = "unsupported dtype descr '" + descr + "'";
-    return false;
-  }
-  uint64_t n = 0;
-  for (size_t i = 2; i < descr.size(); ++i) {
-    const char c = descr[i];
-    if (c < '0' || c > '9' || n > 100000000u) {
-      error = "unsupported dtype descr '" + descr + "'";
-      return false;
-    }
-    n = n * 10u + static_cast<uint64_t>(c - '0');
-  }
-  if (n == 0) {
-    error = "unsupported dtype descr '" + descr + "' (zero item size)";
-    return false;
-  }
-  if (n > 1 && order == '>') {
-    error = "big-endian data ('" + descr + "') is not supported; save it little-endian, e.g. "
-            "arr.astype('<" + descr.substr(1) + "')";
-    return false;
-  }
-  if (n > 1 && order == '=') {
-    error = "native byte order in descr '" + descr + "' is ambiguous; save it with '<'";
-    return false;
-  }
-  itemsize = static_cast<size_t>(n);
-  return true;
-}
+KDT_RT_API bool npy_parse_descr(const std::string& descr, size_t& itemsize, std::string& error);
 
-inline bool mul_overflows(uint64_t a, uint64_t b, uint64_t& out) {
-  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) return true;
-  out = a * b;
-  return false;
-}
+KDT_RT_API bool mul_overflows(uint64_t a, uint64_t b, uint64_t& out);
 
 // Parser for the Python-literal header dictionary of a .npy file.
 class NpyHeaderParser {
@@ -254,7 +190,169 @@ struct FileCloser {
   }
 };
 
-inline std::string npy_shape_repr(const std::vector<uint64_t>& shape) {
+KDT_RT_API std::string npy_shape_repr(const std::vector<uint64_t>& shape);
+
+// The item size of `descr` and the number of elements of `shape`, as the
+// reader and the writer both check them: false with a message when kdt
+// cannot hold the dtype or the element count overflows 64 bits.
+KDT_RT_API bool npy_element_count(const std::string& descr, const std::vector<uint64_t>& shape, size_t& itemsize,
+                              uint64_t& count, std::string& error);
+
+// The largest header dict accepted (format 2.0 and 3.0 allow 4 GiB; np.save
+// writes a few hundred bytes, and NumPy's own reader stops at 10000 by
+// default): a header is read into memory before anything is known.
+constexpr uint64_t kNpyMaxHeaderBytes = uint64_t{1} << 20;
+
+// How many bytes the magic, version, header length and header dict take,
+// from the first bytes of a file (at least 12 of them, or all the file
+// has); 0 when they do not say (npy_parse_header then reports why).
+KDT_RT_API size_t npy_header_extent(const unsigned char* bytes, size_t size);
+
+// Parses the magic string, version and header dict at the start of a .npy
+// file (`size` bytes of it, at least up to the end of the header dict).
+// Messages do not name a file; npy_read_impl puts the path in front of them.
+KDT_RT_API bool npy_parse_header(const unsigned char* bytes, size_t size, NpyHeader& h, std::string& error);
+
+// Whether `data_size` bytes after the header are exactly what it promises.
+KDT_RT_API bool npy_check_data_size(const NpyHeader& h, uint64_t data_size, std::string& error);
+
+// Parses a whole .npy file held in memory.
+KDT_RT_API bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& out, std::string& error);
+
+// Appends up to `n` bytes read from `f` to `bytes` (fewer only at the end
+// of the file or on an error), in chunks: memory grows with what arrives,
+// whatever a header claims.
+KDT_RT_API void npy_read_upto(std::FILE* f, std::vector<unsigned char>& bytes, uint64_t n);
+
+// Reads exactly the bytes the header promises: a regular file must hold
+// them and nothing more (checked against its size before the data is
+// read); a pipe, FIFO or device is read no further than the header and
+// data, so that a stream that does not end (/dev/zero, a FIFO kept open)
+// cannot make the reader wait or allocate without bound.
+KDT_RT_API bool npy_read_impl(const std::string& path, NpyArray& out, std::string& error,
+                          const std::function<bool(const NpyHeader&)>& accept);
+
+// The header np.save writes for an array (version 1.0, 2.0 only if the
+// header exceeds 65535 bytes): keys sorted, spare spaces for growing the
+// first axis (GROWTH_AXIS_MAX_DIGITS = 21), then spaces and a newline so
+// that the data starts at a multiple of 64 bytes.
+KDT_RT_API bool npy_header_impl(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
+                            std::string& out, std::string& error);
+
+KDT_RT_API bool npy_write_impl(const std::string& path, const std::string& descr,
+                           const std::vector<uint64_t>& shape, const void* data, size_t bytes,
+                           std::string& error);
+
+}  // namespace detail
+
+// Reads a .npy file (format 1.0, 2.0 or 3.0, C order, little-endian or 1-byte
+// items). On failure returns false, leaves `out` unchanged and sets `error`
+// to a message that starts with the path. Never throws. `accept`, when
+// given, sees the header before any data is read and may refuse it (the
+// caller then says why). Reads exactly the header and the data it promises:
+// a regular file must hold no more and no less; a FIFO or device is not
+// read past them (see npy_read_impl).
+KDT_RT_API bool npy_read(const std::string& path, NpyArray& out, std::string& error,
+                     const std::function<bool(const NpyHeader&)>& accept = nullptr);
+
+// Parses the bytes of a whole .npy file held in memory (what npy_read reads
+// from a file), with the same checks and messages, less the path in front.
+// On failure returns false, leaves `out` unchanged and sets `error`. Never
+// throws.
+KDT_RT_API bool npy_parse(const void* data, size_t size, NpyArray& out, std::string& error);
+
+// The bytes np.save writes before the data of an array of `bytes` bytes
+// (which must equal product(shape) x item size of `descr`). Never throws.
+KDT_RT_API bool npy_header(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
+                       std::string& out, std::string& error);
+
+// Writes a version 1.0 .npy file (2.0 only if the header exceeds 65535 bytes)
+// byte-for-byte as np.save does; `bytes` must equal product(shape) x item
+// size of `descr`. Never throws.
+KDT_RT_API bool npy_write(const std::string& path, const std::string& descr,
+                      const std::vector<uint64_t>& shape, const void* data, size_t bytes,
+                      std::string& error);
+
+// ---------------------------------------------------------------------------
+// Definitions of the functions declared KDT_RT_API above: inline in a
+// self-contained file, compiled once into `kdt run`'s runtime library,
+// and left out of a kernel that links that library (kdt_api.h).
+// ---------------------------------------------------------------------------
+#if !defined(KDT_RT_SEPARATE)
+
+KDT_RT_API const char* npy_descr_for(const char* kd_dtype) {
+  if (kd_dtype == nullptr) return nullptr;
+  static const char* const table[][2] = {
+      {"bool", "|b1"}, {"i8", "|i1"},  {"i16", "<i2"}, {"i32", "<i4"}, {"i64", "<i8"},
+      {"u8", "|u1"},   {"u16", "<u2"}, {"u32", "<u4"}, {"u64", "<u8"}, {"f16", "<f2"},
+      {"bf16", "<V2"}, {"f32", "<f4"}, {"f64", "<f8"},
+  };
+  for (const auto& entry : table) {
+    if (std::strcmp(kd_dtype, entry[0]) == 0) return entry[1];
+  }
+  return nullptr;
+}
+
+KDT_RT_API bool npy_descr_accepts(const char* kd_dtype, const std::string& descr) {
+  const char* canonical = npy_descr_for(kd_dtype);
+  if (canonical == nullptr) return false;
+  if (descr == canonical) return true;
+  if (std::strcmp(kd_dtype, "bf16") == 0) return descr == "|V2" || descr == "<u2";
+  if (canonical[2] == '1' && canonical[3] == '\0' && descr.size() == 3 && descr[1] == canonical[1] &&
+      descr[2] == '1') {
+    return descr[0] == '|' || descr[0] == '<' || descr[0] == '>' || descr[0] == '=';
+  }
+  return false;
+}
+
+KDT_RT_API bool detail::npy_parse_descr(const std::string& descr, size_t& itemsize, std::string& error) {
+  if (descr.size() < 3) {
+    error = "unsupported dtype descr '" + descr + "'";
+    return false;
+  }
+  const char order = descr[0];
+  const char kind = descr[1];
+  if (order != '<' && order != '>' && order != '|' && order != '=') {
+    error = "unsupported dtype descr '" + descr + "' (no byte-order character)";
+    return false;
+  }
+  if (std::strchr("biufcVS", kind) == nullptr || kind == '\0') {
+    error = "unsupported dtype descr '" + descr + "'";
+    return false;
+  }
+  uint64_t n = 0;
+  for (size_t i = 2; i < descr.size(); ++i) {
+    const char c = descr[i];
+    if (c < '0' || c > '9' || n > 100000000u) {
+      error = "unsupported dtype descr '" + descr + "'";
+      return false;
+    }
+    n = n * 10u + static_cast<uint64_t>(c - '0');
+  }
+  if (n == 0) {
+    error = "unsupported dtype descr '" + descr + "' (zero item size)";
+    return false;
+  }
+  if (n > 1 && order == '>') {
+    error = "big-endian data ('" + descr + "') is not supported; save it little-endian, e.g. "
+            "arr.astype('<" + descr.substr(1) + "')";
+    return false;
+  }
+  if (n > 1 && order == '=') {
+    error = "native byte order in descr '" + descr + "' is ambiguous; save it with '<'";
+    return false;
+  }
+  itemsize = static_cast<size_t>(n);
+  return true;
+}
+
+KDT_RT_API bool detail::mul_overflows(uint64_t a, uint64_t b, uint64_t& out) {
+  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) return true;
+  out = a * b;
+  return false;
+}
+
+KDT_RT_API std::string detail::npy_shape_repr(const std::vector<uint64_t>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) s += ", ";
@@ -265,10 +363,7 @@ inline std::string npy_shape_repr(const std::vector<uint64_t>& shape) {
   return s;
 }
 
-// The item size of `descr` and the number of elements of `shape`, as the
-// reader and the writer both check them: false with a message when kdt
-// cannot hold the dtype or the element count overflows 64 bits.
-inline bool npy_element_count(const std::string& descr, const std::vector<uint64_t>& shape, size_t& itemsize,
+KDT_RT_API bool detail::npy_element_count(const std::string& descr, const std::vector<uint64_t>& shape, size_t& itemsize,
                               uint64_t& count, std::string& error) {
   if (!npy_parse_descr(descr, itemsize, error)) return false;
   count = 1;
@@ -281,15 +376,7 @@ inline bool npy_element_count(const std::string& descr, const std::vector<uint64
   return true;
 }
 
-// The largest header dict accepted (format 2.0 and 3.0 allow 4 GiB; np.save
-// writes a few hundred bytes, and NumPy's own reader stops at 10000 by
-// default): a header is read into memory before anything is known.
-constexpr uint64_t kNpyMaxHeaderBytes = uint64_t{1} << 20;
-
-// How many bytes the magic, version, header length and header dict take,
-// from the first bytes of a file (at least 12 of them, or all the file
-// has); 0 when they do not say (npy_parse_header then reports why).
-inline size_t npy_header_extent(const unsigned char* bytes, size_t size) {
+KDT_RT_API size_t detail::npy_header_extent(const unsigned char* bytes, size_t size) {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (size < 10 || std::memcmp(bytes, magic, 6) != 0) return 0;
   const unsigned major = bytes[6];
@@ -304,10 +391,7 @@ inline size_t npy_header_extent(const unsigned char* bytes, size_t size) {
   return 12u + static_cast<size_t>(header_len);
 }
 
-// Parses the magic string, version and header dict at the start of a .npy
-// file (`size` bytes of it, at least up to the end of the header dict).
-// Messages do not name a file; npy_read_impl puts the path in front of them.
-inline bool npy_parse_header(const unsigned char* bytes, size_t size, NpyHeader& h, std::string& error) {
+KDT_RT_API bool detail::npy_parse_header(const unsigned char* bytes, size_t size, NpyHeader& h, std::string& error) {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (size == 0) {
     error = "empty file, not a NumPy .npy file";
@@ -380,8 +464,7 @@ inline bool npy_parse_header(const unsigned char* bytes, size_t size, NpyHeader&
   return true;
 }
 
-// Whether `data_size` bytes after the header are exactly what it promises.
-inline bool npy_check_data_size(const NpyHeader& h, uint64_t data_size, std::string& error) {
+KDT_RT_API bool detail::npy_check_data_size(const NpyHeader& h, uint64_t data_size, std::string& error) {
   if (data_size > h.data_bytes) {
     error = ".npy data is larger than shape " + npy_shape_repr(h.shape) + " x " + std::to_string(h.itemsize) +
             " bytes = " + std::to_string(h.data_bytes) + " bytes";
@@ -396,8 +479,7 @@ inline bool npy_check_data_size(const NpyHeader& h, uint64_t data_size, std::str
   return true;
 }
 
-// Parses a whole .npy file held in memory.
-inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& out, std::string& error) {
+KDT_RT_API bool detail::npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& out, std::string& error) {
   NpyHeader h;
   if (!npy_parse_header(bytes, size, h, error)) return false;
   // The data is checked against the shape before anything is allocated, so
@@ -410,10 +492,7 @@ inline bool npy_parse_impl(const unsigned char* bytes, size_t size, NpyArray& ou
   return true;
 }
 
-// Appends up to `n` bytes read from `f` to `bytes` (fewer only at the end
-// of the file or on an error), in chunks: memory grows with what arrives,
-// whatever a header claims.
-inline void npy_read_upto(std::FILE* f, std::vector<unsigned char>& bytes, uint64_t n) {
+KDT_RT_API void detail::npy_read_upto(std::FILE* f, std::vector<unsigned char>& bytes, uint64_t n) {
   unsigned char buffer[1 << 16];
   while (n > 0) {
     const size_t want = n < sizeof buffer ? static_cast<size_t>(n) : sizeof buffer;
@@ -424,12 +503,7 @@ inline void npy_read_upto(std::FILE* f, std::vector<unsigned char>& bytes, uint6
   }
 }
 
-// Reads exactly the bytes the header promises: a regular file must hold
-// them and nothing more (checked against its size before the data is
-// read); a pipe, FIFO or device is read no further than the header and
-// data, so that a stream that does not end (/dev/zero, a FIFO kept open)
-// cannot make the reader wait or allocate without bound.
-inline bool npy_read_impl(const std::string& path, NpyArray& out, std::string& error,
+KDT_RT_API bool detail::npy_read_impl(const std::string& path, NpyArray& out, std::string& error,
                           const std::function<bool(const NpyHeader&)>& accept) {
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(path, ec);
@@ -490,11 +564,7 @@ inline bool npy_read_impl(const std::string& path, NpyArray& out, std::string& e
   return true;
 }
 
-// The header np.save writes for an array (version 1.0, 2.0 only if the
-// header exceeds 65535 bytes): keys sorted, spare spaces for growing the
-// first axis (GROWTH_AXIS_MAX_DIGITS = 21), then spaces and a newline so
-// that the data starts at a multiple of 64 bytes.
-inline bool npy_header_impl(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
+KDT_RT_API bool detail::npy_header_impl(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
                             std::string& out, std::string& error) {
   size_t itemsize = 0;
   uint64_t count = 0;
@@ -532,7 +602,7 @@ inline bool npy_header_impl(const std::string& descr, const std::vector<uint64_t
   return false;
 }
 
-inline bool npy_write_impl(const std::string& path, const std::string& descr,
+KDT_RT_API bool detail::npy_write_impl(const std::string& path, const std::string& descr,
                            const std::vector<uint64_t>& shape, const void* data, size_t bytes,
                            std::string& error) {
   std::string header;
@@ -562,17 +632,8 @@ inline bool npy_write_impl(const std::string& path, const std::string& descr,
   return true;
 }
 
-}  // namespace detail
-
-// Reads a .npy file (format 1.0, 2.0 or 3.0, C order, little-endian or 1-byte
-// items). On failure returns false, leaves `out` unchanged and sets `error`
-// to a message that starts with the path. Never throws. `accept`, when
-// given, sees the header before any data is read and may refuse it (the
-// caller then says why). Reads exactly the header and the data it promises:
-// a regular file must hold no more and no less; a FIFO or device is not
-// read past them (see npy_read_impl).
-inline bool npy_read(const std::string& path, NpyArray& out, std::string& error,
-                     const std::function<bool(const NpyHeader&)>& accept = nullptr) {
+KDT_RT_API bool npy_read(const std::string& path, NpyArray& out, std::string& error,
+                     const std::function<bool(const NpyHeader&)>& accept) {
   try {
     return detail::npy_read_impl(path, out, error, accept);
   } catch (const std::exception& e) {
@@ -583,11 +644,7 @@ inline bool npy_read(const std::string& path, NpyArray& out, std::string& error,
   }
 }
 
-// Parses the bytes of a whole .npy file held in memory (what npy_read reads
-// from a file), with the same checks and messages, less the path in front.
-// On failure returns false, leaves `out` unchanged and sets `error`. Never
-// throws.
-inline bool npy_parse(const void* data, size_t size, NpyArray& out, std::string& error) {
+KDT_RT_API bool npy_parse(const void* data, size_t size, NpyArray& out, std::string& error) {
   try {
     return detail::npy_parse_impl(static_cast<const unsigned char*>(data), size, out, error);
   } catch (const std::exception& e) {
@@ -598,9 +655,7 @@ inline bool npy_parse(const void* data, size_t size, NpyArray& out, std::string&
   }
 }
 
-// The bytes np.save writes before the data of an array of `bytes` bytes
-// (which must equal product(shape) x item size of `descr`). Never throws.
-inline bool npy_header(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
+KDT_RT_API bool npy_header(const std::string& descr, const std::vector<uint64_t>& shape, size_t bytes,
                        std::string& out, std::string& error) {
   try {
     return detail::npy_header_impl(descr, shape, bytes, out, error);
@@ -612,10 +667,7 @@ inline bool npy_header(const std::string& descr, const std::vector<uint64_t>& sh
   }
 }
 
-// Writes a version 1.0 .npy file (2.0 only if the header exceeds 65535 bytes)
-// byte-for-byte as np.save does; `bytes` must equal product(shape) x item
-// size of `descr`. Never throws.
-inline bool npy_write(const std::string& path, const std::string& descr,
+KDT_RT_API bool npy_write(const std::string& path, const std::string& descr,
                       const std::vector<uint64_t>& shape, const void* data, size_t bytes,
                       std::string& error) {
   try {
@@ -627,6 +679,8 @@ inline bool npy_write(const std::string& path, const std::string& descr,
     return false;
   }
 }
+
+#endif  // !KDT_RT_SEPARATE
 
 }  // namespace kdt_rt
 

@@ -3,6 +3,7 @@
 // Self-contained, C++17, standard library only, header-only. The build joins
 // its parts, one job each, into the prelude every emitted file embeds
 // (CMakeLists.txt, cmake/EmbedText.cmake), in this order:
+//   kdt_api.h        inline, or compiled once into `kdt run`'s runtime library
 //   kdt_codes.h      the diagnostic codes of the registry (diagnostics.def)
 //   kdt_numerics.h   f16/bf16, integer semantics, casts, math, operators,
 //                    checksums and seeded inputs

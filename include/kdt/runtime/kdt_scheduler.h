@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "kdt_api.h"
 #include "kdt_checks.h"
 #include "kdt_numerics.h"
 
@@ -79,41 +80,10 @@ struct StackNeed {
 
 class DeviceScheduler {
  public:
-  explicit DeviceScheduler(int devices)
-      : state_(static_cast<size_t>(devices), State::Ready), wake_(static_cast<size_t>(devices)),
-        ready_(static_cast<size_t>(devices)), blocked_(static_cast<size_t>(devices)),
-        polls_(static_cast<size_t>(devices)), effects_(static_cast<size_t>(devices)) {}
+  explicit DeviceScheduler(int devices);
 
   // Runs body(device) for every device; returns the first failure, if any.
-  bool run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need = {}) {
-    int n = static_cast<int>(state_.size());
-    current_ = 0;
-    state_[0] = State::Running;
-    body_ = &body;
-    // 8 MiB for the runtime (the usual default), plus the tiles, in pages.
-    const uint64_t stack = (uint64_t{8} << 20) + ((need.tile_bytes + 4095) / 4096) * 4096;
-    std::vector<pthread_t> threads;
-    std::vector<Start> starts(static_cast<size_t>(n));
-    for (int d = 0; d < n; ++d) {
-      starts[static_cast<size_t>(d)] = Start{this, d};
-      pthread_attr_t attr;
-      int rc = pthread_attr_init(&attr);
-      if (rc == 0 && stack > static_cast<uint64_t>(SIZE_MAX)) rc = ENOMEM;
-      if (rc == 0) rc = pthread_attr_setstacksize(&attr, static_cast<size_t>(stack));
-      pthread_t t;
-      if (rc == 0) rc = pthread_create(&t, &attr, &DeviceScheduler::thread_main, &starts[static_cast<size_t>(d)]);
-      pthread_attr_destroy(&attr);
-      if (rc != 0) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        abort_with(start_error(d, stack, need, rc));
-        break;
-      }
-      threads.push_back(t);
-    }
-    for (pthread_t t : threads) pthread_join(t, nullptr);
-    if (aborted_) failure = failure_;
-    return !aborted_;
-  }
+  bool run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need = {});
 
  private:
   // Memory or threads ran out: a diagnostic, never std::terminate.
@@ -126,18 +96,7 @@ class DeviceScheduler {
 
   // A device thread that cannot start: at the largest tile when the
   // stack it needs is what did not fit.
-  static RunError start_error(int device, uint64_t stack, const StackNeed& need, int rc) {
-    const std::string why = std::string(" (") + std::strerror(rc) + ")";
-    if (need.tile_bytes < (uint64_t{1} << 20)) {
-      return resource_error("cannot start the thread of device " + std::to_string(device) + why);
-    }
-    RunError e = resource_error("cannot allocate the " + std::to_string(stack >> 20) + " MiB stack of device " +
-                                std::to_string(device) + "'s thread for the tiles of a program (" +
-                                std::to_string(need.tile_bytes >> 20) + " MiB)" + why + "; the largest, `" +
-                                need.largest_name + "`, is declared here");
-    e.loc = need.largest;
-    return e;
-  }
+  static RunError start_error(int device, uint64_t stack, const StackNeed& need, int rc);
 
   // Called with the mutex held: keeps the first failure, wakes every device.
   void abort_with(const RunError& e) {
@@ -162,44 +121,11 @@ class DeviceScheduler {
   }
 
   // Device `d`'s thread: waits for the baton, runs, passes it on.
-  void device_thread(int d) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wait_for_baton(lock, d);
-      if (aborted_) return;
-    }
-    try {
-      (*body_)(d);
-    } catch (const RunFailure& f) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abort_with(f.error);
-      return;
-    } catch (const Aborted&) {
-      return;
-    } catch (const std::exception& x) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abort_with(resource_error("the launch ran out of resources on device " + std::to_string(d) + " (" + x.what() + ")"));
-      return;
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    state_[static_cast<size_t>(d)] = State::Done;
-    pass_baton(d);
-  }
+  void device_thread(int d);
 
  public:
   // Blocks `device` until `ready()` holds, letting other devices run.
-  void wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
-    if (ready()) return;
-    std::unique_lock<std::mutex> lock(mutex_);
-    size_t d = static_cast<size_t>(device);
-    state_[d] = State::Blocked;
-    ready_[d] = ready;
-    blocked_[d] = info;
-    pass_baton(device);
-    wait_for_baton(lock, device);
-    if (aborted_) throw Aborted{};
-    state_[d] = State::Running;
-  }
+  void wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info);
 
   // sem_read by `device`: a scheduling point. `count()` reads the
   // semaphore's value; `land()` first lands what a read may complete (the
@@ -245,60 +171,10 @@ class DeviceScheduler {
   };
 
   // Lets every other device run until it blocks or finishes.
-  void yield(int device) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    size_t d = static_cast<size_t>(device);
-    state_[d] = State::Yielding;
-    pass_baton(device);
-    wait_for_baton(lock, device);
-    if (aborted_) throw Aborted{};
-    state_[d] = State::Running;
-  }
+  void yield(int device);
 
   // Called with the mutex held by the device giving up the baton.
-  void pass_baton(int from) {
-    int n = static_cast<int>(state_.size());
-    for (int step = 1; step <= n; ++step) {
-      size_t d = static_cast<size_t>((from + step) % n);
-      if (state_[d] == State::Ready || (state_[d] == State::Blocked && ready_[d]())) {
-        state_[d] = State::Running;
-        current_ = static_cast<int>(d);
-        wake_[d].notify_one();
-        return;
-      }
-    }
-    // Nothing else can run: a device that yielded goes on.
-    for (int step = 1; step <= n; ++step) {
-      size_t d = static_cast<size_t>((from + step) % n);
-      if (state_[d] == State::Yielding) {
-        state_[d] = State::Running;
-        current_ = static_cast<int>(d);
-        wake_[d].notify_one();
-        return;
-      }
-    }
-    bool any_blocked = false;
-    RunError e;
-    e.code = Code::Deadlock;
-    for (size_t d = 0; d < state_.size(); ++d) {
-      if (state_[d] != State::Blocked) continue;
-      std::string where = "device " + std::to_string(d) + ", program " + std::to_string(blocked_[d].program) +
-                          ": " + blocked_[d].what;
-      if (!any_blocked) {
-        e.loc = blocked_[d].loc;
-        e.message = "deadlock: no device can run; " + where;
-      } else {
-        e.notes.emplace_back("also blocked: " + where, blocked_[d].loc);
-      }
-      any_blocked = true;
-    }
-    if (any_blocked) {
-      failure_ = e;
-      aborted_ = true;
-    }
-    current_ = -1;
-    for (std::condition_variable& cv : wake_) cv.notify_all();
-  }
+  void pass_baton(int from);
 
   std::mutex mutex_;
   int current_ = 0;
@@ -312,6 +188,154 @@ class DeviceScheduler {
   std::vector<std::map<int, Poll>> polls_;  // each device's last read at each polling site
   std::vector<uint64_t> effects_;  // each device's stores, DMAs, signals and waits so far
 };
+
+// ---------------------------------------------------------------------------
+// Definitions of the scheduler's larger members, kept out of the class:
+// inline in a self-contained file, compiled once into `kdt run`'s runtime
+// library, and left out of a kernel that links that library (kdt_api.h).
+// ---------------------------------------------------------------------------
+#if !defined(KDT_RT_SEPARATE)
+
+KDT_RT_API DeviceScheduler::DeviceScheduler(int devices)
+    : state_(static_cast<size_t>(devices), State::Ready), wake_(static_cast<size_t>(devices)),
+      ready_(static_cast<size_t>(devices)), blocked_(static_cast<size_t>(devices)),
+      polls_(static_cast<size_t>(devices)), effects_(static_cast<size_t>(devices)) {}
+
+KDT_RT_API bool DeviceScheduler::run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need) {
+  int n = static_cast<int>(state_.size());
+  current_ = 0;
+  state_[0] = State::Running;
+  body_ = &body;
+  // 8 MiB for the runtime (the usual default), plus the tiles, in pages.
+  const uint64_t stack = (uint64_t{8} << 20) + ((need.tile_bytes + 4095) / 4096) * 4096;
+  std::vector<pthread_t> threads;
+  std::vector<Start> starts(static_cast<size_t>(n));
+  for (int d = 0; d < n; ++d) {
+    starts[static_cast<size_t>(d)] = Start{this, d};
+    pthread_attr_t attr;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0 && stack > static_cast<uint64_t>(SIZE_MAX)) rc = ENOMEM;
+    if (rc == 0) rc = pthread_attr_setstacksize(&attr, static_cast<size_t>(stack));
+    pthread_t t;
+    if (rc == 0) rc = pthread_create(&t, &attr, &DeviceScheduler::thread_main, &starts[static_cast<size_t>(d)]);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abort_with(start_error(d, stack, need, rc));
+      break;
+    }
+    threads.push_back(t);
+  }
+  for (pthread_t t : threads) pthread_join(t, nullptr);
+  if (aborted_) failure = failure_;
+  return !aborted_;
+}
+
+KDT_RT_API RunError DeviceScheduler::start_error(int device, uint64_t stack, const StackNeed& need, int rc) {
+  const std::string why = std::string(" (") + std::strerror(rc) + ")";
+  if (need.tile_bytes < (uint64_t{1} << 20)) {
+    return resource_error("cannot start the thread of device " + std::to_string(device) + why);
+  }
+  RunError e = resource_error("cannot allocate the " + std::to_string(stack >> 20) + " MiB stack of device " +
+                              std::to_string(device) + "'s thread for the tiles of a program (" +
+                              std::to_string(need.tile_bytes >> 20) + " MiB)" + why + "; the largest, `" +
+                              need.largest_name + "`, is declared here");
+  e.loc = need.largest;
+  return e;
+}
+
+KDT_RT_API void DeviceScheduler::device_thread(int d) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wait_for_baton(lock, d);
+    if (aborted_) return;
+  }
+  try {
+    (*body_)(d);
+  } catch (const RunFailure& f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abort_with(f.error);
+    return;
+  } catch (const Aborted&) {
+    return;
+  } catch (const std::exception& x) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abort_with(resource_error("the launch ran out of resources on device " + std::to_string(d) + " (" + x.what() + ")"));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  state_[static_cast<size_t>(d)] = State::Done;
+  pass_baton(d);
+}
+
+KDT_RT_API void DeviceScheduler::wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
+  if (ready()) return;
+  std::unique_lock<std::mutex> lock(mutex_);
+  size_t d = static_cast<size_t>(device);
+  state_[d] = State::Blocked;
+  ready_[d] = ready;
+  blocked_[d] = info;
+  pass_baton(device);
+  wait_for_baton(lock, device);
+  if (aborted_) throw Aborted{};
+  state_[d] = State::Running;
+}
+
+KDT_RT_API void DeviceScheduler::yield(int device) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  size_t d = static_cast<size_t>(device);
+  state_[d] = State::Yielding;
+  pass_baton(device);
+  wait_for_baton(lock, device);
+  if (aborted_) throw Aborted{};
+  state_[d] = State::Running;
+}
+
+KDT_RT_API void DeviceScheduler::pass_baton(int from) {
+  int n = static_cast<int>(state_.size());
+  for (int step = 1; step <= n; ++step) {
+    size_t d = static_cast<size_t>((from + step) % n);
+    if (state_[d] == State::Ready || (state_[d] == State::Blocked && ready_[d]())) {
+      state_[d] = State::Running;
+      current_ = static_cast<int>(d);
+      wake_[d].notify_one();
+      return;
+    }
+  }
+  // Nothing else can run: a device that yielded goes on.
+  for (int step = 1; step <= n; ++step) {
+    size_t d = static_cast<size_t>((from + step) % n);
+    if (state_[d] == State::Yielding) {
+      state_[d] = State::Running;
+      current_ = static_cast<int>(d);
+      wake_[d].notify_one();
+      return;
+    }
+  }
+  bool any_blocked = false;
+  RunError e;
+  e.code = Code::Deadlock;
+  for (size_t d = 0; d < state_.size(); ++d) {
+    if (state_[d] != State::Blocked) continue;
+    std::string where = "device " + std::to_string(d) + ", program " + std::to_string(blocked_[d].program) +
+                        ": " + blocked_[d].what;
+    if (!any_blocked) {
+      e.loc = blocked_[d].loc;
+      e.message = "deadlock: no device can run; " + where;
+    } else {
+      e.notes.emplace_back("also blocked: " + where, blocked_[d].loc);
+    }
+    any_blocked = true;
+  }
+  if (any_blocked) {
+    failure_ = e;
+    aborted_ = true;
+  }
+  current_ = -1;
+  for (std::condition_variable& cv : wake_) cv.notify_all();
+}
+
+#endif  // !KDT_RT_SEPARATE
 
 }  // namespace kdt_rt
 

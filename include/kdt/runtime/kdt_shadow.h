@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kdt_api.h"
 #include "kdt_checks.h"
 #include "kdt_dma.h"
 
@@ -274,15 +275,8 @@ struct RefShadow {
   }
 };
 
-[[noreturn]] inline void race(const SourceLoc& loc, std::string message, const std::string& note,
-                              const SourceLoc& other) {
-  RunError e;
-  e.code = Code::Race;
-  e.message = std::move(message);
-  e.loc = loc;
-  e.notes.emplace_back(note, other);
-  throw RunFailure{std::move(e)};
-}
+[[noreturn]] KDT_RT_API void race(const SourceLoc& loc, std::string message, const std::string& note,
+                              const SourceLoc& other);
 
 // The first access of `set` not ordered before `c`.
 inline const Epoch* unordered(const std::vector<Epoch>& set, const ProgramClock& c) {
@@ -299,7 +293,85 @@ inline void add_epoch(std::vector<Epoch>& set, const Epoch& now, const ProgramCl
   set.push_back(now);
 }
 
-[[noreturn]] inline void cross_program_race(const RefShadow& r, Access kind, bool by_dma, const SourceLoc* loc,
+[[noreturn]] KDT_RT_API void cross_program_race(const RefShadow& r, Access kind, bool by_dma, const SourceLoc* loc,
+                                            const Epoch& other, const char* other_did, const ProgramClock& c);
+
+// The cross-program check (`check`) and record (`record`) of an access
+// `kind` by program `c` to `box`, run by run of equal histories. Rows are
+// taken in row-major order and runs in order within a row, so the race
+// reported is the one of the first element in that order, as if the
+// elements were checked one by one.
+KDT_RT_API void track_box(RefShadow& r, const Box& box, Access kind, bool by_dma, const ProgramClock& c,
+                      const SourceLoc* loc, bool check, bool record);
+
+[[noreturn]] KDT_RT_API void never_written(const RefShadow& r, const SourceLoc& loc, bool by_dma, Access kind);
+
+// A load, store or update of `box` of a ref by program `c`.
+KDT_RT_API void check_access(RefShadow& r, const Box& box, Access kind, const ProgramClock& c, const SourceLoc* loc);
+
+// A masked-on element, checked on its own.
+inline void check_element(RefShadow& r, size_t offset, Access kind, const ProgramClock& c, const SourceLoc* loc) {
+  if (r.claims.empty() && !r.track_writers && !r.track_written) return;
+  check_access(r, r.element_box(offset), kind, c, loc);
+}
+
+// A DMA starts (by program `c`): its destination may not overlap another
+// in-flight DMA's (unless both accumulate), nor its source another DMA's
+// destination or its own destination; its source (and, for an add, its
+// destination) must have been written; and no access of another program
+// that is not ordered before this start may conflict with it. The DMA's
+// own accesses are recorded when it is retired (retire_claims).
+KDT_RT_API void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c);
+
+KDT_RT_API void release_claim(RefShadow& r, const DmaRecord* dma, bool destination);
+
+// The DMA has read its source: recorded as a read by the retiring program.
+KDT_RT_API void retire_source(DmaRecord& dma, const ProgramClock& c);
+
+// A wait by program `c` retires `dma` on `sem`: the destination side when
+// it is the destination semaphore (and the source side too for a local
+// DMA), the source side when it is a remote DMA's `src_sem`. The
+// destination's writes are recorded as the retiring program's: only from
+// there on is the data known to have landed.
+KDT_RT_API void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock& c);
+
+// The block of scoped scratch `r` is entered (spec section 17): its
+// elements are uninitialised again, and a DMA already in flight into it (a
+// peer's remote DMA, started before this program entered) is a race: it
+// must be ordered after the entry.
+KDT_RT_API void enter_scope(RefShadow& r, const SourceLoc& entry);
+
+// The block of scoped scratch `r` ends (spec section 17): no DMA may
+// still be in flight into or out of it.
+KDT_RT_API void check_scope_scratch(const RefShadow& r, const SourceLoc& end);
+
+// Block specs (spec section 13). A new output block starts uninitialised
+// in its slot `slot` of the double buffer `r`.
+KDT_RT_API void forget_block(RefShadow& r, int64_t slot);
+
+// A step ends: a block buffer exists for that step only, so the only DMAs
+// still in flight on it are the pipeline's own, on its `count` semaphores.
+KDT_RT_API void check_block_step(const RefShadow& r, const DmaSemaphore* pipeline, int64_t count, const char* spec,
+                             const SourceLoc& end);
+
+// ---------------------------------------------------------------------------
+// Definitions of the functions declared KDT_RT_API above: inline in a
+// self-contained file, compiled once into `kdt run`'s runtime library,
+// and left out of a kernel that links that library (kdt_api.h).
+// ---------------------------------------------------------------------------
+#if !defined(KDT_RT_SEPARATE)
+
+[[noreturn]] KDT_RT_API void race(const SourceLoc& loc, std::string message, const std::string& note,
+                              const SourceLoc& other) {
+  RunError e;
+  e.code = Code::Race;
+  e.message = std::move(message);
+  e.loc = loc;
+  e.notes.emplace_back(note, other);
+  throw RunFailure{std::move(e)};
+}
+
+[[noreturn]] KDT_RT_API void cross_program_race(const RefShadow& r, Access kind, bool by_dma, const SourceLoc* loc,
                                             const Epoch& other, const char* other_did, const ProgramClock& c) {
   std::string what = std::string("`") + r.name + "` elements";
   std::string action;
@@ -323,12 +395,7 @@ inline void add_epoch(std::vector<Epoch>& set, const Epoch& now, const ProgramCl
   race(*loc, message, note, *other.loc);
 }
 
-// The cross-program check (`check`) and record (`record`) of an access
-// `kind` by program `c` to `box`, run by run of equal histories. Rows are
-// taken in row-major order and runs in order within a row, so the race
-// reported is the one of the first element in that order, as if the
-// elements were checked one by one.
-inline void track_box(RefShadow& r, const Box& box, Access kind, bool by_dma, const ProgramClock& c,
+KDT_RT_API void track_box(RefShadow& r, const Box& box, Access kind, bool by_dma, const ProgramClock& c,
                       const SourceLoc* loc, bool check, bool record) {
   HistoryRuns& runs = r.histories();
   const Epoch now = Epoch::of(c, loc, by_dma);
@@ -360,15 +427,14 @@ inline void track_box(RefShadow& r, const Box& box, Access kind, bool by_dma, co
   });
 }
 
-[[noreturn]] inline void never_written(const RefShadow& r, const SourceLoc& loc, bool by_dma, Access kind) {
+[[noreturn]] KDT_RT_API void never_written(const RefShadow& r, const SourceLoc& loc, bool by_dma, Access kind) {
   std::string what = std::string("`") + r.name + "` elements never written";
   fail(Code::UninitializedRead, loc,
        by_dma ? (kind == Access::Accumulate ? "this DMA accumulates into " : "this DMA reads ") + what
               : (kind == Access::Update ? "update of " : "read of ") + what);
 }
 
-// A load, store or update of `box` of a ref by program `c`.
-inline void check_access(RefShadow& r, const Box& box, Access kind, const ProgramClock& c, const SourceLoc* loc) {
+KDT_RT_API void check_access(RefShadow& r, const Box& box, Access kind, const ProgramClock& c, const SourceLoc* loc) {
   bool writes = kind != Access::Read;
   for (const Claim& cl : r.claims) {
     if (!overlap(cl.box, box)) continue;
@@ -389,19 +455,7 @@ inline void check_access(RefShadow& r, const Box& box, Access kind, const Progra
   }
 }
 
-// A masked-on element, checked on its own.
-inline void check_element(RefShadow& r, size_t offset, Access kind, const ProgramClock& c, const SourceLoc* loc) {
-  if (r.claims.empty() && !r.track_writers && !r.track_written) return;
-  check_access(r, r.element_box(offset), kind, c, loc);
-}
-
-// A DMA starts (by program `c`): its destination may not overlap another
-// in-flight DMA's (unless both accumulate), nor its source another DMA's
-// destination or its own destination; its source (and, for an add, its
-// destination) must have been written; and no access of another program
-// that is not ordered before this start may conflict with it. The DMA's
-// own accesses are recorded when it is retired (retire_claims).
-inline void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
+KDT_RT_API void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
   RefShadow& src = *dma->src_shadow;
   RefShadow& dst = *dma->dst_shadow;
   if (&src == &dst && overlap(dma->src_box, dma->dst_box)) {
@@ -440,7 +494,7 @@ inline void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
   c.tick();
 }
 
-inline void release_claim(RefShadow& r, const DmaRecord* dma, bool destination) {
+KDT_RT_API void release_claim(RefShadow& r, const DmaRecord* dma, bool destination) {
   for (size_t i = 0; i < r.claims.size(); ++i) {
     if (r.claims[i].dma.get() == dma && r.claims[i].destination == destination) {
       r.claims.erase(r.claims.begin() + static_cast<std::ptrdiff_t>(i));
@@ -449,8 +503,7 @@ inline void release_claim(RefShadow& r, const DmaRecord* dma, bool destination) 
   }
 }
 
-// The DMA has read its source: recorded as a read by the retiring program.
-inline void retire_source(DmaRecord& dma, const ProgramClock& c) {
+KDT_RT_API void retire_source(DmaRecord& dma, const ProgramClock& c) {
   if (dma.src_released) return;
   release_claim(*dma.src_shadow, &dma, false);
   dma.src_released = true;
@@ -458,12 +511,7 @@ inline void retire_source(DmaRecord& dma, const ProgramClock& c) {
   if (src.track_writers) track_box(src, dma.src_box, Access::Read, true, c, &dma.loc, false, true);
 }
 
-// A wait by program `c` retires `dma` on `sem`: the destination side when
-// it is the destination semaphore (and the source side too for a local
-// DMA), the source side when it is a remote DMA's `src_sem`. The
-// destination's writes are recorded as the retiring program's: only from
-// there on is the data known to have landed.
-inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock& c) {
+KDT_RT_API void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock& c) {
   if (!dma.dst_shadow) return;
   if (sem != dma.dst_sem) {
     retire_source(dma, c);
@@ -497,11 +545,7 @@ inline void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock&
   if (!dma.has_src_sem) retire_source(dma, c);
 }
 
-// The block of scoped scratch `r` is entered (spec section 17): its
-// elements are uninitialised again, and a DMA already in flight into it (a
-// peer's remote DMA, started before this program entered) is a race: it
-// must be ordered after the entry.
-inline void enter_scope(RefShadow& r, const SourceLoc& entry) {
+KDT_RT_API void enter_scope(RefShadow& r, const SourceLoc& entry) {
   for (const Claim& c : r.claims) {
     if (!c.destination) continue;
     RunError e;
@@ -515,9 +559,7 @@ inline void enter_scope(RefShadow& r, const SourceLoc& entry) {
   r.written.clear_all();
 }
 
-// The block of scoped scratch `r` ends (spec section 17): no DMA may
-// still be in flight into or out of it.
-inline void check_scope_scratch(const RefShadow& r, const SourceLoc& end) {
+KDT_RT_API void check_scope_scratch(const RefShadow& r, const SourceLoc& end) {
   if (r.claims.empty()) return;
   const Claim& c = r.claims.front();
   RunError e;
@@ -529,18 +571,14 @@ inline void check_scope_scratch(const RefShadow& r, const SourceLoc& end) {
   throw RunFailure{std::move(e)};
 }
 
-// Block specs (spec section 13). A new output block starts uninitialised
-// in its slot `slot` of the double buffer `r`.
-inline void forget_block(RefShadow& r, int64_t slot) {
+KDT_RT_API void forget_block(RefShadow& r, int64_t slot) {
   if (!r.written.allocated()) return;
   const size_t per_slot = r.count() / static_cast<size_t>(r.shape[0]);
   const size_t first = per_slot * static_cast<size_t>(slot);
   r.written.clear(first, first + per_slot);
 }
 
-// A step ends: a block buffer exists for that step only, so the only DMAs
-// still in flight on it are the pipeline's own, on its `count` semaphores.
-inline void check_block_step(const RefShadow& r, const DmaSemaphore* pipeline, int64_t count, const char* spec,
+KDT_RT_API void check_block_step(const RefShadow& r, const DmaSemaphore* pipeline, int64_t count, const char* spec,
                              const SourceLoc& end) {
   for (const Claim& c : r.claims) {
     bool own = false;
@@ -556,6 +594,8 @@ inline void check_block_step(const RefShadow& r, const DmaSemaphore* pipeline, i
     throw RunFailure{std::move(e)};
   }
 }
+
+#endif  // !KDT_RT_SEPARATE
 
 }  // namespace kdt_rt
 

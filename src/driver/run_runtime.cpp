@@ -1,0 +1,107 @@
+#include "driver/run_runtime.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "driver/spawn.h"
+#include "kdt/emit/emit_cpp.h"
+#include "kdt/runtime/kdt_runtime.h"
+
+namespace kdt {
+
+namespace {
+
+// Every byte of what is linked or included is verified; the precompiled
+// header (tens of MB, read only by the compiler, which checks it too) by
+// its size.
+const std::vector<std::string> kLibraryFiles = {"kdt_prelude.h", "runtime.o"};
+const std::vector<std::string> kPrecompiledHeader = {"kdt_prelude.h.gch"};
+
+std::string hex64(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& words, char separator) {
+  std::string out;
+  for (const std::string& w : words) out += w + separator;
+  return out;
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// GCC finds DIR/NAME.gch by itself where `#include "NAME"` resolves to
+// DIR/NAME; Clang would need -include-pch, so it parses the header (the
+// library still spares it the runtime's code generation).
+bool precompiles_headers(const std::string& identity) { return identity.find("clang") == std::string::npos; }
+
+}  // namespace
+
+std::string runtime_key(const std::vector<std::string>& cxx, const std::vector<std::string>& flags,
+                        const std::string& identity) {
+  const std::string text =
+      "kdt runtime library 1\n" + identity + "\n" + join(cxx, '\0') + "\n" + join(flags, '\0') + "\n" + emit_cpp_prelude();
+  return "rt-" + hex64(kdt_rt::fnv1a64(text.data(), text.size()));
+}
+
+bool prepare_runtime(const CacheDir& cache, const std::string& key, const std::vector<std::string>& cxx,
+                     const std::vector<std::string>& flags, const std::string& identity, const std::string& work_dir,
+                     RuntimeLibrary& out, RuntimeFailure& failure) {
+  out.key = key;
+  const bool pch = precompiles_headers(identity);
+  const std::vector<std::string> sized = pch ? kPrecompiledHeader : std::vector<std::string>{};
+  const std::string check = "check " + key;
+  if (!find_files(cache, key, check, kLibraryFiles, sized, "runtime.sum", out.dir, failure.message)) return false;
+  if (!out.dir.empty()) return true;
+
+  const std::string dir = work_dir + "/runtime";
+  if (::mkdir(dir.c_str(), 0700) != 0 || !write_text(dir + "/kdt_prelude.h", emit_cpp_prelude()) ||
+      !write_text(dir + "/runtime.cpp", "#define KDT_RT_LIBRARY\n#include \"kdt_prelude.h\"\n")) {
+    failure.message = "cannot write the runtime library's sources in " + dir;
+    return false;
+  }
+  auto compile = [&](const std::vector<std::string>& args, const std::string& source) {
+    ProcessSpec spec;
+    spec.argv = cxx;
+    spec.argv.insert(spec.argv.end(), flags.begin(), flags.end());
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.argv.push_back(source);
+    // Where the kernel's compile log goes too: kept for a person on failure.
+    spec.stdout_path = spec.stderr_path = work_dir + "/compile.log";
+    failure.built = run_process(spec);
+    failure.source = source;
+    if (failure.built.kind == ProcessResult::Kind::Exited && failure.built.code == 0) return true;
+    failure.log = read_text(spec.stdout_path);
+    return false;
+  };
+  // The object first: its translation unit defines KDT_RT_LIBRARY, which
+  // the precompiled header (a kernel's view) must not see.
+  if (!compile({"-c", "-o", dir + "/runtime.o"}, dir + "/runtime.cpp")) return false;
+  if (pch && !compile({"-x", "c++-header", "-o", dir + "/kdt_prelude.h.gch"}, dir + "/kdt_prelude.h")) return false;
+  std::string store_error;
+  out.dir = store_files(cache, key, check, dir, kLibraryFiles, sized, "runtime.sum", store_error);
+  // No cache to keep it in (read-only, full): this run uses it from here.
+  if (out.dir.empty()) out.dir = dir;
+  return true;
+}
+
+std::vector<std::string> runtime_arguments(const RuntimeLibrary& library) {
+  return {"-I", library.dir, library.dir + "/runtime.o"};
+}
+
+}  // namespace kdt
