@@ -46,8 +46,10 @@ std::string read_text(const std::string& path) {
 }
 
 // GCC finds DIR/NAME.gch by itself where `#include "NAME"` resolves to
-// DIR/NAME; Clang would need -include-pch, so it parses the header (the
-// library still spares it the runtime's code generation).
+// DIR/NAME. Clang's PCH would have to be named with -include-pch and
+// records the path of the header it was built from (this run's temporary
+// directory, gone once the entry is stored), so Clang parses the header;
+// the library still spares it the runtime's code generation.
 bool precompiles_headers(const std::string& identity) { return identity.find("clang") == std::string::npos; }
 
 }  // namespace
