@@ -55,6 +55,13 @@ std::string escape_make(const std::string& path) {
 
 }  // namespace
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 std::string write_output(const std::string& path, const std::string& content) {
   if (path == "-") {
     std::cout << content;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kdt/driver/ptx_compile.h"
+#include "kdt/driver/output.h"
 
 #include "driver/signals.h"
 #include "driver/spawn.h"
@@ -144,13 +145,6 @@ std::string find_nvcc() {
   return "";
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int compile_nvcc(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error) {
   std::string nvcc = find_nvcc();
   if (nvcc.empty()) return -1;
@@ -184,10 +178,10 @@ int compile_nvcc(const std::string& cuda, const std::string& arch, std::string& 
     interrupted = interrupt_signal();
   }
   bool ok = result.kind == ProcessResult::Kind::Exited && result.code == 0;
-  if (ok) ptx = read_file(out);
+  if (ok) ptx = read_text(out);
   // Stopped by a signal that kdt ignores (it was started ignoring it) and so outlives.
   else if (result.kind == ProcessResult::Kind::Interrupted) error = "nvcc " + describe(result);
-  else error = "nvcc could not compile the CUDA output for " + arch + ":\n" + read_file(log);
+  else error = "nvcc could not compile the CUDA output for " + arch + ":\n" + read_text(log);
   ::unlink(cu.c_str());
   ::unlink(out.c_str());
   ::unlink(log.c_str());

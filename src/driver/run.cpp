@@ -37,19 +37,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string hex64(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // This run's own directory (mkdtemp: mode 0700, a fresh name): the emitted
 // C++, the compile log, the kernel's captured output and failure report.
 // Concurrent runs never share a file, and a read-only cache still serves
@@ -232,13 +219,14 @@ int run_main(const std::vector<std::string>& args) {
     return fail_usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(probed) +
                       (probed.code == ENOENT ? "; install one, or name it with --cxx or $CXX" : ""));
   }
-  std::string identity = describe(probed) + "\n" + read_file(version.stdout_path);
+  std::string identity = describe(probed) + "\n" + read_text(version.stdout_path);
   if (!options.portable) identity += "\nhost " + host_cpu_identity();
+  const std::string toolchain =
+      identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" + join(flags, std::string(1, '\0'));
   // The runtime library the kernel links (run_runtime.h), built only when
   // the kernel itself is not in the cache.
-  const std::string library_key = runtime_key(cxx, flags, identity);
-  std::string key_text = "kdt run cache 3\n" + identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" +
-                         join(flags, std::string(1, '\0')) + "\n" + library_key + "\n" + source;
+  const std::string library_key = runtime_key(toolchain);
+  std::string key_text = "kdt run cache 3\n" + toolchain + "\n" + library_key + "\n" + source;
   std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));
   std::string check_text = "check\n" + key_text;
   std::string check = hex64(kdt_rt::fnv1a64(check_text.data(), check_text.size()));
@@ -284,7 +272,7 @@ int run_main(const std::vector<std::string>& args) {
     compile.stdout_path = compile.stderr_path = tmp.file("compile.log");
     ProcessResult built = run_process(compile);
     if (built.kind != ProcessResult::Kind::Exited || built.code != 0) {
-      return compile_failed(built, read_file(compile.stdout_path), "the emitted code");
+      return compile_failed(built, read_text(compile.stdout_path), "the emitted code");
     }
     std::string store_error;
     binary = store_entry(cache, key, check, tmp.file("kernel"), source, store_error);
@@ -325,9 +313,9 @@ int run_main(const std::vector<std::string>& args) {
   for (const std::string& name : outputs) {
     ::unlink((options.output_dir + "/." + name + ".npy.kdt-" + tag).c_str());
   }
-  std::string summary = read_file(run.stdout_path);
-  std::string harness_err = read_file(run.stderr_path);
-  std::string runtime_diag = read_file(tmp.file("diag.json"));
+  std::string summary = read_text(run.stdout_path);
+  std::string harness_err = read_text(run.stderr_path);
+  std::string runtime_diag = read_text(tmp.file("diag.json"));
   switch (ran.kind) {
     case ProcessResult::Kind::Interrupted: return interrupted(ran.code);
     case ProcessResult::Kind::TimedOut:

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -111,13 +112,17 @@ int make_private_dirs(const fs::path& path) {
 }
 
 std::string sum_text(const std::string& check, const std::string& binary) {
-  char hash[32];
-  std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(kdt_rt::fnv1a64(binary.data(), binary.size())));
-  return "kdt-cache-entry 1\ncheck " + check + "\nsize " + std::to_string(binary.size()) + "\nfnv1a64 " + hash + "\n";
+  return "kdt-cache-entry 1\ncheck " + check + "\nsize " + std::to_string(binary.size()) + "\nfnv1a64 " +
+         hex64(kdt_rt::fnv1a64(binary.data(), binary.size())) + "\n";
 }
 
 }  // namespace
+
+std::string hex64(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 std::string foreign_writable(const std::string& path, bool above_cache) {
   struct stat st;
@@ -194,20 +199,20 @@ bool open_cache(CacheDir& cache, std::string& error) {
 }
 
 // The sum of an entry: over every byte of the `hashed` files, and the size
-// of each `sized` one (large files only a compiler reads, never run).
-std::string files_sum(const std::string& check, const std::string& dir, const std::vector<std::string>& hashed,
-                      const std::vector<std::string>& sized, bool& readable) {
+// of each `sized` one (large files only a compiler reads, never run);
+// nullopt when one of them cannot be read.
+std::optional<std::string> files_sum(const std::string& check, const std::string& dir,
+                                     const std::vector<std::string>& hashed, const std::vector<std::string>& sized) {
   std::string all, content;
-  readable = true;
   for (const std::string& name : hashed) {
-    readable = readable && read_file(dir + "/" + name, content);
+    if (!read_file(dir + "/" + name, content)) return std::nullopt;
     all += content;
   }
   std::string sum = sum_text(check, all);
   for (const std::string& name : sized) {
     struct stat st;
-    readable = readable && ::stat((dir + "/" + name).c_str(), &st) == 0;
-    sum += "file " + name + " size " + std::to_string(readable ? st.st_size : 0) + "\n";
+    if (::stat((dir + "/" + name).c_str(), &st) != 0) return std::nullopt;
+    sum += "file " + name + " size " + std::to_string(st.st_size) + "\n";
   }
   return sum;
 }
@@ -235,10 +240,8 @@ bool find_files(const CacheDir& cache, const std::string& key, const std::string
   }
   std::string sum;
   if (!read_file(at + "/" + sum_name, sum, 4096)) return true;
-  bool readable = false;
-  const std::string expected = files_sum(check, at, hashed, sized, readable);
   // A truncated, emptied or otherwise changed file fails here and is rebuilt.
-  if (!readable || sum != expected) return true;
+  if (sum != files_sum(check, at, hashed, sized)) return true;
   dir = at;
   return true;
 }
@@ -270,10 +273,9 @@ std::string store_files(const CacheDir& cache, const std::string& key, const std
       if (failure.empty()) failure = write_atomically(dir, name, content, 0700);
     }
   }
-  bool readable = false;
   if (failure.empty()) {
-    std::string sum = files_sum(check, dir, hashed, sized, readable);
-    failure = readable ? write_atomically(dir, sum_name, sum, 0600) : "cannot read back " + dir;
+    const std::optional<std::string> sum = files_sum(check, dir, hashed, sized);
+    failure = sum ? write_atomically(dir, sum_name, *sum, 0600) : "cannot read back " + dir;
   }
   if (!failure.empty()) {
     error = failure;

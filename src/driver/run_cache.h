@@ -8,6 +8,7 @@
 // FNV-1a hash. An entry whose sum is missing or does not match is rebuilt.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct CacheDir {
   std::string root;  // "" when there is no usable cache: compile for this run only
   std::string note;  // why there is none (a warning for text mode), or ""
 };
+
+// How the cache spells a 64-bit hash (keys, entry names, sums): 16 hex digits.
+std::string hex64(uint64_t v);
 
 // Picks the cache directory: $KDT_CACHE_DIR, else $XDG_CACHE_HOME/kdt, else
 // $HOME/.cache/kdt, else $TMPDIR/kdt-cache-UID (one per user), and creates

@@ -2,11 +2,11 @@
 
 #include <sys/stat.h>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 
 #include "driver/spawn.h"
+#include "kdt/driver/output.h"
 #include "kdt/emit/emit_cpp.h"
 #include "kdt/runtime/kdt_runtime.h"
 
@@ -20,31 +20,6 @@ namespace {
 const std::vector<std::string> kLibraryFiles = {"kdt_prelude.h", "runtime.o"};
 const std::vector<std::string> kPrecompiledHeader = {"kdt_prelude.h.gch"};
 
-std::string hex64(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string join(const std::vector<std::string>& words, char separator) {
-  std::string out;
-  for (const std::string& w : words) out += w + separator;
-  return out;
-}
-
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out.flush());
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // GCC finds DIR/NAME.gch by itself where `#include "NAME"` resolves to
 // DIR/NAME. Clang's PCH would have to be named with -include-pch and
 // records the path of the header it was built from (this run's temporary
@@ -54,10 +29,8 @@ bool precompiles_headers(const std::string& identity) { return identity.find("cl
 
 }  // namespace
 
-std::string runtime_key(const std::vector<std::string>& cxx, const std::vector<std::string>& flags,
-                        const std::string& identity) {
-  const std::string text =
-      "kdt runtime library 1\n" + identity + "\n" + join(cxx, '\0') + "\n" + join(flags, '\0') + "\n" + emit_cpp_prelude();
+std::string runtime_key(const std::string& toolchain) {
+  const std::string text = "kdt runtime library 1\n" + toolchain + "\n" + emit_cpp_prelude();
   return "rt-" + hex64(kdt_rt::fnv1a64(text.data(), text.size()));
 }
 
@@ -72,11 +45,15 @@ bool prepare_runtime(const CacheDir& cache, const std::string& key, const std::v
   if (!out.dir.empty()) return true;
 
   const std::string dir = work_dir + "/runtime";
-  if (::mkdir(dir.c_str(), 0700) != 0 || !write_text(dir + "/kdt_prelude.h", emit_cpp_prelude()) ||
-      !write_text(dir + "/runtime.cpp", "#define KDT_RT_LIBRARY\n#include \"kdt_prelude.h\"\n")) {
-    failure.message = "cannot write the runtime library's sources in " + dir;
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    failure.message = "cannot create " + dir + ": " + std::strerror(errno);
     return false;
   }
+  failure.message = write_output(dir + "/kdt_prelude.h", emit_cpp_prelude());
+  if (failure.message.empty()) {
+    failure.message = write_output(dir + "/runtime.cpp", "#define KDT_RT_LIBRARY\n#include \"kdt_prelude.h\"\n");
+  }
+  if (!failure.message.empty()) return false;
   auto compile = [&](const std::vector<std::string>& args, const std::string& source) {
     ProcessSpec spec;
     spec.argv = cxx;
@@ -86,7 +63,6 @@ bool prepare_runtime(const CacheDir& cache, const std::string& key, const std::v
     // Where the kernel's compile log goes too: kept for a person on failure.
     spec.stdout_path = spec.stderr_path = work_dir + "/compile.log";
     failure.built = run_process(spec);
-    failure.source = source;
     if (failure.built.kind == ProcessResult::Kind::Exited && failure.built.code == 0) return true;
     failure.log = read_text(spec.stdout_path);
     return false;

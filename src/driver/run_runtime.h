@@ -17,10 +17,9 @@ struct RuntimeLibrary {
   std::string dir;  // kdt_prelude.h (and kdt_prelude.h.gch for GCC), runtime.o
 };
 
-// The library's key: the prelude's text, the compiler's words and identity
-// (its --version output, and the host for -march=native) and the flags.
-std::string runtime_key(const std::vector<std::string>& cxx, const std::vector<std::string>& flags,
-                        const std::string& identity);
+// The library's key: the prelude's text and the toolchain (what kdt run
+// keys kernels by too: the compiler's identity, its words and the flags).
+std::string runtime_key(const std::string& toolchain);
 
 // Why the library could not be had: a file kdt could not write or use
 // (`message`), or the compiler's failure on the library's sources (`built`,
@@ -29,7 +28,6 @@ struct RuntimeFailure {
   std::string message;
   ProcessResult built;
   std::string log;
-  std::string source;  // the translation unit the compiler failed on
 };
 
 // Finds library `key` in `cache`, or builds it in WORK_DIR/runtime (and

@@ -12,6 +12,10 @@ namespace kdt {
 // its content would not change. Returns an error message, empty on success.
 std::string write_output(const std::string& path, const std::string& content);
 
+// The whole content of `path`, or "" when it cannot be read (a compile log,
+// a kernel's captured output, a file kdt wrote itself).
+std::string read_text(const std::string& path);
+
 // A Make-syntax depfile (GCC's escaping of spaces, `$` and `#`).
 // With `phony_targets`, every dependency but the main file (`deps[0]` when
 // `first_is_main`) gets an empty rule, like GCC's -MP.
