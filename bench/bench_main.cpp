@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "emitted_unchecked.cpp"
@@ -143,6 +144,27 @@ int main() {
            }
          }, 5),
          "three-pass loop");
+
+  // -j (issue 17): the same launch on every core against one thread,
+  // checks off and on; the outputs are bit-identical (tests/e2e/jobs_determinism.py).
+  {
+    const int cores = kdt_rt::available_cores();
+    kdt_rt::RunOptions one = options, all = options;
+    all.jobs = cores;
+    const std::string with = "-j " + std::to_string(cores);
+    std::vector<float> PA = random_floats(size_t(1024) * 1024, 7), PB = random_floats(size_t(1024) * 1024, 8);
+    std::vector<float> PC(size_t(1024) * 1024);
+    compare("-j matmul 1024^3", with.c_str(), [&] { kdt_kernels::matmul_panels_1024(PA.data(), PB.data(), PC.data(), all); },
+            "-j 1", [&] { kdt_kernels::matmul_panels_1024(PA.data(), PB.data(), PC.data(), one); }, 7);
+    std::vector<float> EX = random_floats(size_t(4096) * 1024, 9), EY(size_t(4096) * 1024);
+    compare("-j elementwise 4096", with.c_str(), [&] { kdt_kernels::elementwise_4096(EX.data(), EY.data(), all); },
+            "-j 1", [&] { kdt_kernels::elementwise_4096(EX.data(), EY.data(), one); }, 9);
+    compare("-j elementwise checked", with.c_str(), [&] { kdt_checked::elementwise_4096(EX.data(), EY.data(), all); },
+            "-j 1", [&] { kdt_checked::elementwise_4096(EX.data(), EY.data(), one); }, 9);
+    compare("-j block-spec matmul", with.c_str(), [&] { kdt_blocks::matmul(A.data(), B.data(), C3.data(), all); },
+            "-j 1", [&] { kdt_blocks::matmul(A.data(), B.data(), C3.data(), one); }, 9);
+    std::printf("(ratio = speed-up of %s over -j 1 on %d cores)\n", with.c_str(), cores);
+  }
 
   // Keep the results alive.
   double keep = y[7] + y2[7] + C[5] + C2[5] + C3[5] + Y[3] + Y2[3];

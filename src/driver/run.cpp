@@ -302,6 +302,10 @@ int run_main(const std::vector<std::string>& args) {
     run.argv.push_back(name);
   }
   if (options.random_all) run.argv.push_back("--random-all");
+  if (options.jobs > 0) {
+    run.argv.push_back("--jobs");
+    run.argv.push_back(std::to_string(options.jobs));
+  }
   run.stdout_path = tmp.file("stdout");
   run.stderr_path = tmp.file("stderr");
   run.timeout_s = options.timeout_s;

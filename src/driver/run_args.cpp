@@ -27,7 +27,9 @@ std::string run_options_help() {
          "  --cxx COMPILER              the C++ compiler, split into words (default $CXX, else c++)\n"
          "  --cxxflags=FLAGS            more flags for the C++ compiler (may be repeated)\n"
          "  --portable                  compile for any CPU of the host's kind, not -march=native\n"
-         "  --timeout SECONDS           stop the kernel if it runs longer (default: no limit)\n";
+         "  --timeout SECONDS           stop the kernel if it runs longer (default: no limit)\n"
+         "  -j N, --jobs N              threads for the programs (default: the cores available); results\n"
+         "                              and diagnostics are those of -j 1\n";
 }
 
 std::string run_help_text() {
@@ -89,6 +91,7 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
     ("cxxflags", po::value<std::vector<std::string>>()->composing(), "")
     ("portable", po::bool_switch(), "")
     ("timeout", po::value<std::string>(), "")
+    ("jobs,j", po::value<std::string>(), "")
     ("file", po::value<std::string>(), "");
   // clang-format on
   po::positional_options_description positional;
@@ -158,6 +161,17 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
     }
     out.timeout_s = t;
     out.timeout_text = v;
+  }
+  if (vm.count("jobs")) {
+    std::string v = vm["jobs"].as<std::string>();
+    bool digits = !v.empty() && v.size() <= 4;
+    for (char c : v) digits = digits && c >= '0' && c <= '9';
+    int jobs = digits ? std::atoi(v.c_str()) : 0;
+    if (jobs < 1 || jobs > 4096) {
+      error = "invalid value '" + v + "' for --jobs; expected a number of threads from 1 to 4096";
+      return false;
+    }
+    out.jobs = jobs;
   }
   return true;
 }

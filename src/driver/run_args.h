@@ -24,6 +24,7 @@ struct RunArgs {
   std::vector<std::string> cxxflags;  // each --cxxflags, split into words later
   bool portable = false;          // --portable: no -march=native
   double timeout_s = 0;           // --timeout; 0: none
+  int jobs = 0;                   // -j/--jobs; 0: the cores available (the harness's default)
   std::string timeout_text;       // as given, for messages
   bool help = false;
 };

@@ -16,10 +16,19 @@ void CppKernelEmitter::emit_dma_sites() {
     w_.open("static void " + names_.kernel + "_dma" + std::to_string(id) + "(" + names_.kernel + "_launch& L, const kdt_rt::DmaRecord& d) {");
     w_.line("const " + names_.kernel + "_params& sp = L.params[static_cast<size_t>(d.src_device)];");
     w_.line("const " + names_.kernel + "_params& dp = L.params[static_cast<size_t>(d.dst_device)];");
-    w_.line(names_.kernel + "_program_state& ss = L.state(d.src_device, d.program);");
-    w_.line(names_.kernel + "_program_state& ds = L.state(d.dst_device, d.program);");
+    if (independent_) {
+      // Both sides are the issuing program's: no lookup (and no lock) in the launch's states.
+      w_.line(names_.kernel + "_program_state& ss = *static_cast<" + names_.kernel + "_program_state*>(d.issuer);");
+      w_.line(names_.kernel + "_program_state& ds = ss;");
+    } else {
+      w_.line(names_.kernel + "_program_state& ss = L.state(d.src_device, d.program);");
+      w_.line(names_.kernel + "_program_state& ds = L.state(d.dst_device, d.program);");
+    }
     w_.line("const int64_t* starts = d.starts;");
     w_.line("(void)sp, (void)dp, (void)ss, (void)ds, (void)starts;");
+    if (independent_ && d.add && k_.refs[d.dst.ref].is_param) {
+      w_.line("L.pool.wait_turn(d.dst_device, ss.position);  // additions land in the program order (kdt_parallel.h)");
+    }
     // The loops and runs discharge laid out (ir::CopyPlan).
     const ir::CopyPlan& plan = d.copy;
     for (size_t i = 0; i < plan.loops.size(); ++i) {
@@ -104,6 +113,7 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
     w_.line(d + "->dst_device = device;");
   }
   w_.line(d + "->program = s.flat;");
+  if (independent_) w_.line(d + "->issuer = &s;");
   w_.line(d + "->loc = " + loc(s.range) + ";");
   int capture = 0;
   for (const ir::View* v : {&*s.src, &*s.dst}) {

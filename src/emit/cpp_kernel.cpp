@@ -8,12 +8,16 @@ using emit::count_of;
 
 void CppKernelEmitter::emit_all() {
   ir::for_each_expr(k_, [&](const Expr& e) { polls_ = polls_ || e.kind == ExprKind::SemRead; });
+  bool remote = false;
+  ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) { remote = remote || s.device; });
+  for (const ir::Semaphore& sem : k_.sems) remote = remote || sem.peer_raised;
+  independent_ = !polls_ && !remote;
   emit_params_struct();
   emit_call_sites();
   emit_dma_sites();
   emit_run_dma();
   emit_program();
-  if (options_.checks && k_.devices > 1) emit_launch_end_checks();
+  if (options_.checks && k_.devices > 1 && !independent_) emit_launch_end_checks();
   emit_launcher();
 }
 
@@ -97,43 +101,67 @@ void CppKernelEmitter::emit_params_struct() {
   if (options_.checks) w_.line("kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check");
   w_.line("int64_t program[" + std::to_string(k_.grid.size()) + "];  // program ids");
   w_.line("int64_t flat = 0;  // flattened program index");
+  if (independent_) w_.line("int64_t position = 0;  // in the program order (add=true DMAs land in its order)");
   w_.close("};");
   w_.line();
   emit_launch_struct();
 }
 
-// The state of one launch: parameters per device and the program states
-// of every (device, program), made when first touched (a remote DMA or
-// signal may reach a program before it runs) and kept for the launch.
+// The state of one launch: parameters per device and the program states.
+// With remote DMAs or signals, every (device, program)'s, made when first
+// touched (a peer may reach a program before it runs) and kept for the
+// launch. In an independent launch, one per worker (a pool thread, or a
+// device's thread), made new for each program it runs: nothing reaches a
+// program's state but the program, and no program allocates one.
 void CppKernelEmitter::emit_launch_struct() {
   std::string n = names_.kernel;
+  std::string state = n + "_program_state";
   w_.open("struct " + n + "_launch {");
   w_.line("std::vector<" + n + "_params> params;  // one set per device");
   if (options_.checks) w_.line("std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device");
   w_.line("kdt_rt::RunOptions options;");
   w_.line("kdt_rt::DeviceScheduler scheduler{" + std::to_string(k_.devices) + "};");
-  w_.line("// By device * programs + flat index; ordered, so that the launch-end checks are deterministic.");
-  w_.line("std::map<int64_t, std::unique_ptr<" + n + "_program_state>> states;");
-  w_.open(n + "_program_state& state(int device, int64_t flat) {");
-  w_.line("auto& slot = states[int64_t{device} * " + std::to_string(count_of(k_.grid)) + " + flat];");
-  w_.open("if (!slot) {");
-  w_.line("slot = std::make_unique<" + n + "_program_state>();");
-  w_.line("slot->flat = flat;");
-  if (options_.checks) w_.line("slot->clock.init(device, flat, " + std::to_string(k_.devices) + ");");
+  if (independent_) {
+    w_.line("kdt_rt::ProgramPool pool;  // -j (kdt_parallel.h)");
+    w_.line("std::vector<std::unique_ptr<" + state + ">> worker_states;  // one per worker, sized before the launch");
+    w_.open(state + "& state(int worker, int device, int64_t flat) {");
+    w_.line("auto& slot = worker_states[static_cast<size_t>(worker)];");
+    w_.open("if (!slot) {");
+    w_.line("slot = std::make_unique<" + state + ">();");
+    w_.reopen("} else {");
+    w_.line("kdt_rt::renew(*slot);");
+    w_.close();
+    w_.line("init(*slot, device, flat);");
+    w_.line("return *slot;");
+    w_.close();
+  } else {
+    w_.line("// By device * programs + flat index; ordered, so that the launch-end checks are deterministic.");
+    w_.line("std::map<int64_t, std::unique_ptr<" + state + ">> states;");
+    w_.open(state + "& state(int device, int64_t flat) {");
+    w_.line("auto& slot = states[int64_t{device} * " + std::to_string(count_of(k_.grid)) + " + flat];");
+    w_.open("if (!slot) {");
+    w_.line("slot = std::make_unique<" + state + ">();");
+    w_.line("init(*slot, device, flat);");
+    w_.close();
+    w_.line("return *slot;");
+    w_.close();
+  }
+  w_.open("static void init(" + state + "& s, int device, int64_t flat) {");
+  w_.line("(void)device;");
+  w_.line("s.flat = flat;");
+  if (options_.checks) w_.line("s.clock.init(device, flat, " + std::to_string(k_.devices) + ");");
   if (options_.checks) {
     for (size_t i = 0; i < k_.refs.size(); ++i) {
       const ir::Ref& r = k_.refs[i];
-      if (!r.is_param) w_.line("slot->" + names_.refs[i] + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
+      if (!r.is_param) w_.line("s." + names_.refs[i] + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
     }
   }
   int64_t stride = 1;
   for (size_t d = k_.grid.size(); d-- > 0;) {
-    w_.line("slot->program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
+    w_.line("s.program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
             std::to_string(k_.grid[d]) + ";");
     stride *= k_.grid[d];
   }
-  w_.close();
-  w_.line("return *slot;");
   w_.close();
   w_.close("};");
   w_.line();
@@ -267,15 +295,36 @@ std::string CppKernelEmitter::signature() {
   return sig;
 }
 
+std::string CppKernelEmitter::arguments() {
+  std::string args;
+  for (auto [is_ref, i] : k_.params) args += (args.empty() ? "" : ", ") + (is_ref ? names_.refs[i] : names_.scalars[i]);
+  return args;
+}
+
 void CppKernelEmitter::emit_launcher() {
-  int64_t programs = count_of(k_.grid);
   bool multi = k_.devices > 1;
+  std::string sig = signature() + (signature().empty() ? "" : ", ");
   w_.line("// Runs kernel `" + names_.kernel + "` over its grid " + shape_string(k_.grid) +
           (multi ? " on " + std::to_string(k_.devices) + " simulated devices (one pointer per device for each ref)"
-                 : std::string()) + ".");
+                 : std::string()) +
+          (independent_ ? ", on options.jobs threads" : "") + ".");
   w_.line("// Returns 0, or 1 when a run-time check failed (described in *error).");
-  w_.open("inline int " + names_.kernel + "(" + signature() + (signature().empty() ? "" : ", ") +
-          "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
+  if (independent_) {
+    w_.open("static int " + names_.kernel + "_run(" + sig + "const kdt_rt::RunOptions& options, kdt_rt::RunError* error) {");
+  } else {
+    w_.open("inline int " + names_.kernel + "(" + sig +
+            "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
+  }
+  emit_launch_setup();
+  emit_run_programs();
+  emit_launch_result();
+  w_.close();
+  w_.line();
+  if (independent_) emit_rerun_wrapper();
+}
+
+void CppKernelEmitter::emit_launch_setup() {
+  bool multi = k_.devices > 1;
   w_.line(names_.kernel + "_launch L;");
   w_.line("L.options = options;");
   w_.open("for (int device = 0; device < " + std::to_string(k_.devices) + "; ++device) {");
@@ -290,27 +339,48 @@ void CppKernelEmitter::emit_launcher() {
       if (!r.is_param) continue;
       w_.line("L.shadows.emplace_back();");
       w_.line("L.shadows.back().init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, " +
-              (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") + ");");
+              (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") +
+              (independent_ ? ", true" : "") + ");");
     }
   }
   w_.close();
-  w_.line("const std::vector<int64_t> order = kdt_rt::program_order(" + std::to_string(programs) + ", options);");
+}
+
+std::string CppKernelEmitter::stack_need() {
+  if (tile_bytes_ == 0) return "{}";
+  return "kdt_rt::StackNeed{" + std::to_string(tile_bytes_) + ", " + loc(largest_tile_range_) + ", \"" +
+         emit::CodeWriter::escape(largest_tile_name_) + "\"}";
+}
+
+void CppKernelEmitter::emit_run_programs() {
+  std::string programs = std::to_string(count_of(k_.grid));
+  w_.line("const std::vector<int64_t> order = kdt_rt::program_order(" + programs + ", options);");
   w_.line("kdt_rt::RunError failure;");
+  if (independent_) {
+    w_.line("L.worker_states.resize(static_cast<size_t>(kdt_rt::workers(options, " + std::to_string(k_.devices) + ")));");
+    w_.line("// The program at `position` of the order on `device`, run by `worker`.");
+    w_.open("auto program = [&](int worker, int device, int64_t position) {");
+    w_.line(names_.kernel + "_program_state& s = L.state(worker, device, order[static_cast<size_t>(position)]);");
+    w_.line("s.position = position;");
+    w_.line(names_.kernel + "_program(L, device, s);");
+    w_.close("};");
+    w_.line("bool ok = kdt_rt::run_independent(L.scheduler, L.pool, " + std::to_string(k_.devices) + ", " + programs +
+            ", options, program, failure, " + stack_need() + ");");
+    return;
+  }
   w_.open("bool ok = L.scheduler.run([&](int device) {");
   w_.open("for (int64_t flat : order) {");
   w_.line(names_.kernel + "_program(L, device, L.state(device, flat));");
-  if (!multi) {
+  if (k_.devices == 1) {
     w_.line("// One device: nothing can reach a finished program's state.");
     w_.line("L.states.erase(flat);");
   }
   w_.close();
-  if (tile_bytes_ == 0) {
-    w_.close("}, failure);");
-  } else {
-    w_.close("}, failure, kdt_rt::StackNeed{" + std::to_string(tile_bytes_) + ", " + loc(largest_tile_range_) + ", \"" +
-             emit::CodeWriter::escape(largest_tile_name_) + "\"});");
-  }
-  if (options_.checks && multi) {
+  w_.close("}, failure" + (tile_bytes_ ? ", " + stack_need() : std::string()) + ");");
+}
+
+void CppKernelEmitter::emit_launch_result() {
+  if (options_.checks && k_.devices > 1 && !independent_) {
     w_.open("if (ok) {");
     w_.open("try {");
     w_.line(names_.kernel + "_launch_end_checks(L);");
@@ -325,6 +395,38 @@ void CppKernelEmitter::emit_launcher() {
   w_.line("return 1;");
   w_.close();
   w_.line("return 0;");
+}
+
+// A parallel launch that fails runs again on one thread from the inout
+// parameters it started with, so that it reports what -j 1 reports
+// (kdt_parallel.h).
+void CppKernelEmitter::emit_rerun_wrapper() {
+  std::string sig = signature() + (signature().empty() ? "" : ", ");
+  std::string args = arguments() + (arguments().empty() ? "" : ", ");
+  std::string run = names_.kernel + "_run(" + args;
+  w_.line("// Runs kernel `" + names_.kernel + "`: on options.jobs threads, and when that fails, again on one thread");
+  w_.line("// from the same inout parameters, so that a failure is reported as on one thread.");
+  w_.open("inline int " + names_.kernel + "(" + sig +
+          "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
+  w_.line("if (!kdt_rt::runs_parallel(options, " + std::to_string(k_.devices * count_of(k_.grid)) + ")) return " + run +
+          "options, error);");
+  w_.line("kdt_rt::ParameterSnapshot inouts;");
+  for (auto [is_ref, i] : k_.params) {
+    const ir::Ref& r = k_.refs[i];
+    if (!is_ref || !r.writable || r.starts_uninitialized) continue;
+    std::string bytes = std::to_string(count_of(r.shape)) + " * sizeof(" + ctype(r.dtype) + ")";
+    if (k_.devices > 1) {
+      w_.line("for (int device = 0; device < " + std::to_string(k_.devices) + "; ++device) inouts.keep(" +
+              names_.refs[i] + "[device], " + bytes + ");");
+    } else {
+      w_.line("inouts.keep(" + names_.refs[i] + ", " + bytes + ");");
+    }
+  }
+  w_.line("if (" + run + "options, nullptr) == 0) return 0;");
+  w_.line("inouts.restore();");
+  w_.line("kdt_rt::RunOptions one_thread = options;");
+  w_.line("one_thread.jobs = 1;");
+  w_.line("return " + run + "one_thread, error);");
   w_.close();
   w_.line();
 }

@@ -44,6 +44,9 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // signal and wait tells the scheduler that its device did something.
   void stmt(const ir::Stmt& s) override;
   bool polls_ = false;
+  // No remote DMA or signal and no sem_read: the programs reach no other
+  // device's, so with -j they run on several threads (kdt_parallel.h).
+  bool independent_ = false;
   // ----- the kernel's structs, program and launcher (cpp_kernel.cpp) -----------------
   // The emitted constant of a run-time diagnostic code (kdt_rt::Code::OutOfBounds):
   // the prelude's kdt_rt::Code has the registry's enumerators.
@@ -75,7 +78,17 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // With devices(N), N > 1, every ref parameter is an array of N pointers
   // (one per device); scalars are the same on every device.
   std::string signature();
+  // The parameters' names, as the launcher passes them on.
+  std::string arguments();
   void emit_launcher();
+  // The launcher's parts: the launch state, running the programs, the
+  // result; and, for an independent kernel, the rerun of a failed
+  // parallel launch on one thread.
+  void emit_launch_setup();
+  void emit_run_programs();
+  void emit_launch_result();
+  void emit_rerun_wrapper();
+  std::string stack_need();
   static std::string dims_list(const Shape& shape);
   // A tile of the program function (on its device thread's stack, which
   // the launcher sizes for all of them: kdt_rt::StackNeed). `kd_name` names

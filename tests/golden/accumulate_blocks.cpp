@@ -15,6 +15,7 @@ struct accumulate_blocks_program_state {
   kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check
   int64_t program[1];  // program ids
   int64_t flat = 0;  // flattened program index
+  int64_t position = 0;  // in the program order (add=true DMAs land in its order)
 };
 
 struct accumulate_blocks_launch {
@@ -22,18 +23,24 @@ struct accumulate_blocks_launch {
   std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device
   kdt_rt::RunOptions options;
   kdt_rt::DeviceScheduler scheduler{1};
-  // By device * programs + flat index; ordered, so that the launch-end checks are deterministic.
-  std::map<int64_t, std::unique_ptr<accumulate_blocks_program_state>> states;
-  accumulate_blocks_program_state& state(int device, int64_t flat) {
-    auto& slot = states[int64_t{device} * 8 + flat];
+  kdt_rt::ProgramPool pool;  // -j (kdt_parallel.h)
+  std::vector<std::unique_ptr<accumulate_blocks_program_state>> worker_states;  // one per worker, sized before the launch
+  accumulate_blocks_program_state& state(int worker, int device, int64_t flat) {
+    auto& slot = worker_states[static_cast<size_t>(worker)];
     if (!slot) {
       slot = std::make_unique<accumulate_blocks_program_state>();
-      slot->flat = flat;
-      slot->clock.init(device, flat, 1);
-      slot->tile_shadow_.init("tile", {128, 256}, true, false);
-      slot->program[0] = flat / 1 % 8;
+    } else {
+      kdt_rt::renew(*slot);
     }
+    init(*slot, device, flat);
     return *slot;
+  }
+  static void init(accumulate_blocks_program_state& s, int device, int64_t flat) {
+    (void)device;
+    s.flat = flat;
+    s.clock.init(device, flat, 1);
+    s.tile_shadow_.init("tile", {128, 256}, true, false);
+    s.program[0] = flat / 1 % 8;
   }
 };
 
@@ -41,8 +48,8 @@ struct accumulate_blocks_launch {
 static void accumulate_blocks_dma0(accumulate_blocks_launch& L, const kdt_rt::DmaRecord& d) {
   const accumulate_blocks_params& sp = L.params[static_cast<size_t>(d.src_device)];
   const accumulate_blocks_params& dp = L.params[static_cast<size_t>(d.dst_device)];
-  accumulate_blocks_program_state& ss = L.state(d.src_device, d.program);
-  accumulate_blocks_program_state& ds = L.state(d.dst_device, d.program);
+  accumulate_blocks_program_state& ss = *static_cast<accumulate_blocks_program_state*>(d.issuer);
+  accumulate_blocks_program_state& ds = ss;
   const int64_t* starts = d.starts;
   (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
   std::memcpy(ds.tile + 0, sp.x + (starts[0]) * 256, 32768 * sizeof(float));
@@ -52,10 +59,11 @@ static void accumulate_blocks_dma0(accumulate_blocks_launch& L, const kdt_rt::Dm
 static void accumulate_blocks_dma1(accumulate_blocks_launch& L, const kdt_rt::DmaRecord& d) {
   const accumulate_blocks_params& sp = L.params[static_cast<size_t>(d.src_device)];
   const accumulate_blocks_params& dp = L.params[static_cast<size_t>(d.dst_device)];
-  accumulate_blocks_program_state& ss = L.state(d.src_device, d.program);
-  accumulate_blocks_program_state& ds = L.state(d.dst_device, d.program);
+  accumulate_blocks_program_state& ss = *static_cast<accumulate_blocks_program_state*>(d.issuer);
+  accumulate_blocks_program_state& ds = ss;
   const int64_t* starts = d.starts;
   (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
+  L.pool.wait_turn(d.dst_device, ss.position);  // additions land in the program order (kdt_parallel.h)
   kdt_rt::add_run(dp.out + 0, ss.tile + 0, int64_t{32768});
 }
 
@@ -83,6 +91,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   dma0->src_device = device;
   dma0->dst_device = device;
   dma0->program = s.flat;
+  dma0->issuer = &s;
   dma0->loc = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 19, 5, 659, 703};
   dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 19, 20, 674, 679}, "DMA source index");
   dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], 0}, {128, 256}};
@@ -122,6 +131,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   dma4->src_device = device;
   dma4->dst_device = device;
   dma4->program = s.flat;
+  dma4->issuer = &s;
   dma4->loc = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 22, 5, 764, 803};
   dma4->src_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
   dma4->dst_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
@@ -157,32 +167,46 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   }
 }
 
-// Runs kernel `accumulate_blocks` over its grid [8].
+// Runs kernel `accumulate_blocks` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).
-inline int accumulate_blocks(const float* x, float* out, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+static int accumulate_blocks_run(const float* x, float* out, const kdt_rt::RunOptions& options, kdt_rt::RunError* error) {
   accumulate_blocks_launch L;
   L.options = options;
   for (int device = 0; device < 1; ++device) {
     L.params.push_back(accumulate_blocks_params{x, out});
     L.shadows.emplace_back();
-    L.shadows.back().init("x", {1024, 256}, false, false);
+    L.shadows.back().init("x", {1024, 256}, false, false, true);
     L.shadows.emplace_back();
-    L.shadows.back().init("out", {128, 256}, false, true);
+    L.shadows.back().init("out", {128, 256}, false, true, true);
   }
   const std::vector<int64_t> order = kdt_rt::program_order(8, options);
   kdt_rt::RunError failure;
-  bool ok = L.scheduler.run([&](int device) {
-    for (int64_t flat : order) {
-      accumulate_blocks_program(L, device, L.state(device, flat));
-      // One device: nothing can reach a finished program's state.
-      L.states.erase(flat);
-    }
-  }, failure);
+  L.worker_states.resize(static_cast<size_t>(kdt_rt::workers(options, 1)));
+  // The program at `position` of the order on `device`, run by `worker`.
+  auto program = [&](int worker, int device, int64_t position) {
+    accumulate_blocks_program_state& s = L.state(worker, device, order[static_cast<size_t>(position)]);
+    s.position = position;
+    accumulate_blocks_program(L, device, s);
+  };
+  bool ok = kdt_rt::run_independent(L.scheduler, L.pool, 1, 8, options, program, failure, {});
   if (!ok) {
     if (error) *error = failure;
     return 1;
   }
   return 0;
+}
+
+// Runs kernel `accumulate_blocks`: on options.jobs threads, and when that fails, again on one thread
+// from the same inout parameters, so that a failure is reported as on one thread.
+inline int accumulate_blocks(const float* x, float* out, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+  if (!kdt_rt::runs_parallel(options, 8)) return accumulate_blocks_run(x, out, options, error);
+  kdt_rt::ParameterSnapshot inouts;
+  inouts.keep(out, 32768 * sizeof(float));
+  if (accumulate_blocks_run(x, out, options, nullptr) == 0) return 0;
+  inouts.restore();
+  kdt_rt::RunOptions one_thread = options;
+  one_thread.jobs = 1;
+  return accumulate_blocks_run(x, out, one_thread, error);
 }
 
 }  // namespace kdt_kernels

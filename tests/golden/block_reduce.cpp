@@ -17,6 +17,7 @@ struct row_sums_program_state {
   kdt_rt::ProgramClock clock;  // happens-before, for the cross-program race check
   int64_t program[1];  // program ids
   int64_t flat = 0;  // flattened program index
+  int64_t position = 0;  // in the program order (add=true DMAs land in its order)
 };
 
 struct row_sums_launch {
@@ -24,19 +25,25 @@ struct row_sums_launch {
   std::vector<kdt_rt::RefShadow> shadows;  // ref parameters, per device
   kdt_rt::RunOptions options;
   kdt_rt::DeviceScheduler scheduler{1};
-  // By device * programs + flat index; ordered, so that the launch-end checks are deterministic.
-  std::map<int64_t, std::unique_ptr<row_sums_program_state>> states;
-  row_sums_program_state& state(int device, int64_t flat) {
-    auto& slot = states[int64_t{device} * 8 + flat];
+  kdt_rt::ProgramPool pool;  // -j (kdt_parallel.h)
+  std::vector<std::unique_ptr<row_sums_program_state>> worker_states;  // one per worker, sized before the launch
+  row_sums_program_state& state(int worker, int device, int64_t flat) {
+    auto& slot = worker_states[static_cast<size_t>(worker)];
     if (!slot) {
       slot = std::make_unique<row_sums_program_state>();
-      slot->flat = flat;
-      slot->clock.init(device, flat, 1);
-      slot->x_blocks_shadow_.init("x_blocks", {2, 32, 128}, true, false);
-      slot->y_blocks_shadow_.init("y_blocks", {2, 32, 1}, true, false);
-      slot->program[0] = flat / 1 % 8;
+    } else {
+      kdt_rt::renew(*slot);
     }
+    init(*slot, device, flat);
     return *slot;
+  }
+  static void init(row_sums_program_state& s, int device, int64_t flat) {
+    (void)device;
+    s.flat = flat;
+    s.clock.init(device, flat, 1);
+    s.x_blocks_shadow_.init("x_blocks", {2, 32, 128}, true, false);
+    s.y_blocks_shadow_.init("y_blocks", {2, 32, 1}, true, false);
+    s.program[0] = flat / 1 % 8;
   }
 };
 
@@ -44,8 +51,8 @@ struct row_sums_launch {
 static void row_sums_dma0(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
   const row_sums_params& sp = L.params[static_cast<size_t>(d.src_device)];
   const row_sums_params& dp = L.params[static_cast<size_t>(d.dst_device)];
-  row_sums_program_state& ss = L.state(d.src_device, d.program);
-  row_sums_program_state& ds = L.state(d.dst_device, d.program);
+  row_sums_program_state& ss = *static_cast<row_sums_program_state*>(d.issuer);
+  row_sums_program_state& ds = ss;
   const int64_t* starts = d.starts;
   (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -57,8 +64,8 @@ static void row_sums_dma0(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
 static void row_sums_dma1(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
   const row_sums_params& sp = L.params[static_cast<size_t>(d.src_device)];
   const row_sums_params& dp = L.params[static_cast<size_t>(d.dst_device)];
-  row_sums_program_state& ss = L.state(d.src_device, d.program);
-  row_sums_program_state& ds = L.state(d.dst_device, d.program);
+  row_sums_program_state& ss = *static_cast<row_sums_program_state*>(d.issuer);
+  row_sums_program_state& ds = ss;
   const int64_t* starts = d.starts;
   (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -70,8 +77,8 @@ static void row_sums_dma1(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
 static void row_sums_dma2(row_sums_launch& L, const kdt_rt::DmaRecord& d) {
   const row_sums_params& sp = L.params[static_cast<size_t>(d.src_device)];
   const row_sums_params& dp = L.params[static_cast<size_t>(d.dst_device)];
-  row_sums_program_state& ss = L.state(d.src_device, d.program);
-  row_sums_program_state& ds = L.state(d.dst_device, d.program);
+  row_sums_program_state& ss = *static_cast<row_sums_program_state*>(d.issuer);
+  row_sums_program_state& ds = ss;
   const int64_t* starts = d.starts;
   (void)sp, (void)dp, (void)ss, (void)ds, (void)starts;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -143,6 +150,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
       dma0->src_device = device;
       dma0->dst_device = device;
       dma0->program = s.flat;
+      dma0->issuer = &s;
       dma0->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541};
       dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
       dma0->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_at1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
@@ -206,6 +214,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
         dma1->src_device = device;
         dma1->dst_device = device;
         dma1->program = s.flat;
+        dma1->issuer = &s;
         dma1->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541};
         dma1->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
         dma1->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(x_next1, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/block_reduce.kd", 14, 41, 517, 541}, "block spec of `x`: the block at");
@@ -310,6 +319,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
       dma13->src_device = device;
       dma13->dst_device = device;
       dma13->program = s.flat;
+      dma13->issuer = &s;
       dma13->loc = kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607};
       dma13->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(y_slot), 1, 2, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "DMA source index");
       dma13->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(y_at0, int32_t(32))), 32, 256, kdt_rt::SourceLoc{"samples/block_reduce.kd", 15, 42, 584, 607}, "block spec of `y`: the block at");
@@ -379,32 +389,45 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
   }
 }
 
-// Runs kernel `row_sums` over its grid [8].
+// Runs kernel `row_sums` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).
-inline int row_sums(const float* x, float* y, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+static int row_sums_run(const float* x, float* y, const kdt_rt::RunOptions& options, kdt_rt::RunError* error) {
   row_sums_launch L;
   L.options = options;
   for (int device = 0; device < 1; ++device) {
     L.params.push_back(row_sums_params{x, y});
     L.shadows.emplace_back();
-    L.shadows.back().init("x", {256, 1024}, false, false);
+    L.shadows.back().init("x", {256, 1024}, false, false, true);
     L.shadows.emplace_back();
-    L.shadows.back().init("y", {256, 1}, true, true);
+    L.shadows.back().init("y", {256, 1}, true, true, true);
   }
   const std::vector<int64_t> order = kdt_rt::program_order(8, options);
   kdt_rt::RunError failure;
-  bool ok = L.scheduler.run([&](int device) {
-    for (int64_t flat : order) {
-      row_sums_program(L, device, L.state(device, flat));
-      // One device: nothing can reach a finished program's state.
-      L.states.erase(flat);
-    }
-  }, failure, kdt_rt::StackNeed{16512, kdt_rt::SourceLoc{"samples/block_reduce.kd", 19, 19, 717, 723}, "a temporary"});
+  L.worker_states.resize(static_cast<size_t>(kdt_rt::workers(options, 1)));
+  // The program at `position` of the order on `device`, run by `worker`.
+  auto program = [&](int worker, int device, int64_t position) {
+    row_sums_program_state& s = L.state(worker, device, order[static_cast<size_t>(position)]);
+    s.position = position;
+    row_sums_program(L, device, s);
+  };
+  bool ok = kdt_rt::run_independent(L.scheduler, L.pool, 1, 8, options, program, failure, kdt_rt::StackNeed{16512, kdt_rt::SourceLoc{"samples/block_reduce.kd", 19, 19, 717, 723}, "a temporary"});
   if (!ok) {
     if (error) *error = failure;
     return 1;
   }
   return 0;
+}
+
+// Runs kernel `row_sums`: on options.jobs threads, and when that fails, again on one thread
+// from the same inout parameters, so that a failure is reported as on one thread.
+inline int row_sums(const float* x, float* y, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+  if (!kdt_rt::runs_parallel(options, 8)) return row_sums_run(x, y, options, error);
+  kdt_rt::ParameterSnapshot inouts;
+  if (row_sums_run(x, y, options, nullptr) == 0) return 0;
+  inouts.restore();
+  kdt_rt::RunOptions one_thread = options;
+  one_thread.jobs = 1;
+  return row_sums_run(x, y, one_thread, error);
 }
 
 }  // namespace kdt_kernels

@@ -19,22 +19,29 @@ struct ptx_translate_params {
 struct ptx_translate_program_state {
   int64_t program[1];  // program ids
   int64_t flat = 0;  // flattened program index
+  int64_t position = 0;  // in the program order (add=true DMAs land in its order)
 };
 
 struct ptx_translate_launch {
   std::vector<ptx_translate_params> params;  // one set per device
   kdt_rt::RunOptions options;
   kdt_rt::DeviceScheduler scheduler{1};
-  // By device * programs + flat index; ordered, so that the launch-end checks are deterministic.
-  std::map<int64_t, std::unique_ptr<ptx_translate_program_state>> states;
-  ptx_translate_program_state& state(int device, int64_t flat) {
-    auto& slot = states[int64_t{device} * 8 + flat];
+  kdt_rt::ProgramPool pool;  // -j (kdt_parallel.h)
+  std::vector<std::unique_ptr<ptx_translate_program_state>> worker_states;  // one per worker, sized before the launch
+  ptx_translate_program_state& state(int worker, int device, int64_t flat) {
+    auto& slot = worker_states[static_cast<size_t>(worker)];
     if (!slot) {
       slot = std::make_unique<ptx_translate_program_state>();
-      slot->flat = flat;
-      slot->program[0] = flat / 1 % 8;
+    } else {
+      kdt_rt::renew(*slot);
     }
+    init(*slot, device, flat);
     return *slot;
+  }
+  static void init(ptx_translate_program_state& s, int device, int64_t flat) {
+    (void)device;
+    s.flat = flat;
+    s.program[0] = flat / 1 % 8;
   }
 };
 
@@ -321,9 +328,9 @@ static void ptx_translate_program(ptx_translate_launch& L, int device, ptx_trans
   }
 }
 
-// Runs kernel `ptx_translate` over its grid [8].
+// Runs kernel `ptx_translate` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).
-inline int ptx_translate(const float* x, const float* y, const int32_t* k, float cap, float* fsum, float* mul_add, float* clamped, int32_t* affine, int32_t* kmax, uint32_t* shifted, float* mixed, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+static int ptx_translate_run(const float* x, const float* y, const int32_t* k, float cap, float* fsum, float* mul_add, float* clamped, int32_t* affine, int32_t* kmax, uint32_t* shifted, float* mixed, const kdt_rt::RunOptions& options, kdt_rt::RunError* error) {
   ptx_translate_launch L;
   L.options = options;
   for (int device = 0; device < 1; ++device) {
@@ -331,18 +338,31 @@ inline int ptx_translate(const float* x, const float* y, const int32_t* k, float
   }
   const std::vector<int64_t> order = kdt_rt::program_order(8, options);
   kdt_rt::RunError failure;
-  bool ok = L.scheduler.run([&](int device) {
-    for (int64_t flat : order) {
-      ptx_translate_program(L, device, L.state(device, flat));
-      // One device: nothing can reach a finished program's state.
-      L.states.erase(flat);
-    }
-  }, failure, kdt_rt::StackNeed{22528, kdt_rt::SourceLoc{"samples/ptx_translate.kd", 27, 5, 1051, 1072}, "xv"});
+  L.worker_states.resize(static_cast<size_t>(kdt_rt::workers(options, 1)));
+  // The program at `position` of the order on `device`, run by `worker`.
+  auto program = [&](int worker, int device, int64_t position) {
+    ptx_translate_program_state& s = L.state(worker, device, order[static_cast<size_t>(position)]);
+    s.position = position;
+    ptx_translate_program(L, device, s);
+  };
+  bool ok = kdt_rt::run_independent(L.scheduler, L.pool, 1, 8, options, program, failure, kdt_rt::StackNeed{22528, kdt_rt::SourceLoc{"samples/ptx_translate.kd", 27, 5, 1051, 1072}, "xv"});
   if (!ok) {
     if (error) *error = failure;
     return 1;
   }
   return 0;
+}
+
+// Runs kernel `ptx_translate`: on options.jobs threads, and when that fails, again on one thread
+// from the same inout parameters, so that a failure is reported as on one thread.
+inline int ptx_translate(const float* x, const float* y, const int32_t* k, float cap, float* fsum, float* mul_add, float* clamped, int32_t* affine, int32_t* kmax, uint32_t* shifted, float* mixed, const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {
+  if (!kdt_rt::runs_parallel(options, 8)) return ptx_translate_run(x, y, k, cap, fsum, mul_add, clamped, affine, kmax, shifted, mixed, options, error);
+  kdt_rt::ParameterSnapshot inouts;
+  if (ptx_translate_run(x, y, k, cap, fsum, mul_add, clamped, affine, kmax, shifted, mixed, options, nullptr) == 0) return 0;
+  inouts.restore();
+  kdt_rt::RunOptions one_thread = options;
+  one_thread.jobs = 1;
+  return ptx_translate_run(x, y, k, cap, fsum, mul_add, clamped, affine, kmax, shifted, mixed, one_thread, error);
 }
 
 }  // namespace kdt_kernels

@@ -33,12 +33,16 @@ struct scoped_barrier_launch {
     auto& slot = states[int64_t{device} * 2 + flat];
     if (!slot) {
       slot = std::make_unique<scoped_barrier_program_state>();
-      slot->flat = flat;
-      slot->clock.init(device, flat, 4);
-      slot->stage_shadow_.init("stage", {8, 128}, true, false);
-      slot->program[0] = flat / 1 % 2;
+      init(*slot, device, flat);
     }
     return *slot;
+  }
+  static void init(scoped_barrier_program_state& s, int device, int64_t flat) {
+    (void)device;
+    s.flat = flat;
+    s.clock.init(device, flat, 4);
+    s.stage_shadow_.init("stage", {8, 128}, true, false);
+    s.program[0] = flat / 1 % 2;
   }
 };
 

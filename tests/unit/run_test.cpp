@@ -624,6 +624,8 @@ TEST_SUITE("run") {
         {good + "--input b=true --seed -1", {"--seed"}},
         {good + "--input b=true --timeout 0", {"--timeout"}},
         {good + "--input b=true --timeout abc", {"--timeout"}},
+        {good + "--input b=true -j 0", {"invalid value '0' for --jobs", "from 1 to 4096"}},
+        {good + "--input b=true --jobs many", {"invalid value 'many' for --jobs"}},
     };
     for (const Case& c : cases) {
       CAPTURE(c.args);

@@ -54,6 +54,7 @@ struct DmaRecord {
   int src_device = 0;
   int dst_device = 0;
   int64_t program = 0;  // flattened program index (the same on both devices)
+  void* issuer = nullptr;  // in a launch of independent programs (kdt_parallel.h), the starter's state
   int64_t starts[kMaxCaptured] = {};
   SourceLoc loc{"", 0, 0, 0, 0};
   // Run-time checks: the element sets and the shadows of both refs.

@@ -7,6 +7,7 @@
 #include "kdt_runtime.h"
 #include "kdt_checks.h"
 #include "kdt_scheduler.h"
+#include "kdt_parallel.h"
 #include "kdt_dma.h"
 #include "kdt_shadow.h"
 

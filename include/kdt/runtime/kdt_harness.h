@@ -131,6 +131,7 @@ KDT_RT_API std::string shape_text(const std::vector<uint64_t>& shape);
 
 // The harness's command line: --input NAME=PATH|VALUE, --random NAME,
 // --random-all, --output-dir, --seed, --dma-mode, --dma-order, --program-order,
+// --jobs (default: the cores this process may run on),
 // --diag-json (kdt run's failure report), --temp-tag.
 KDT_RT_API bool parse_harness_args(int argc, char** argv, HarnessArgs& out);
 
@@ -406,6 +407,7 @@ KDT_RT_API std::string detail::shape_text(const std::vector<uint64_t>& shape) {
 }
 
 KDT_RT_API bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
+  out.run.jobs = available_cores();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     bool missing = false;
@@ -467,6 +469,14 @@ KDT_RT_API bool parse_harness_args(int argc, char** argv, HarnessArgs& out) {
         return detail::harness_error("--program-order expects forward, reverse or shuffle");
       }
       out.run.program_order = v == "reverse" ? 1 : v == "shuffle" ? 2 : 0;
+    } else if (value("--jobs", v)) {
+      char* end = nullptr;
+      errno = 0;
+      long jobs = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || errno != 0 || jobs < 1 || jobs > 4096) {
+        return detail::harness_error("--jobs expects a number of threads from 1 to 4096, got '" + v + "'");
+      }
+      out.run.jobs = static_cast<int>(jobs);
     } else if (missing) {
       return detail::harness_error(a + " needs a value");
     } else {

@@ -11,6 +11,7 @@
 //   kdt_npy.h        NumPy .npy reading and writing
 //   kdt_checks.h     run-time errors, index checks, boxes, happens-before
 //   kdt_scheduler.h  program order and the simulated devices
+//   kdt_parallel.h   -j: a launch's independent programs on several threads
 //   kdt_dma.h        the DMA model: started DMAs and semaphores
 //   kdt_shadow.h     shadow memory: races, uninitialized reads, DMA claims
 //   kdt_ptx.h        the PTX emulation of asm blocks

@@ -32,6 +32,7 @@ struct RunOptions {
   int program_order = 0;    // 0 forward, 1 reverse, 2 shuffle
   int dma_order = 0;        // --dma-order: which DMA a wait retires: 0 fifo, 1 lifo, 2 shuffle
   uint64_t seed = 0;        // for shuffle (and, in the harness, the inputs)
+  int jobs = 1;             // -j: threads for the programs of a launch that can use them (kdt_parallel.h)
 };
 
 // The order in which a device runs its programs (flattened grid indices).
@@ -78,6 +79,15 @@ struct StackNeed {
   const char* largest_name = "";
 };
 
+// The stack of a thread that runs programs: 8 MiB for the runtime (the
+// usual default), plus the tiles, in pages.
+inline uint64_t program_stack_bytes(const StackNeed& need) {
+  return (uint64_t{8} << 20) + ((need.tile_bytes + 4095) / 4096) * 4096;
+}
+
+// Starts `thread` running main(arg) on a stack of `stack` bytes; 0 or an errno.
+KDT_RT_API int start_thread(uint64_t stack, void* (*main)(void*), void* arg, pthread_t& thread);
+
 class DeviceScheduler {
  public:
   explicit DeviceScheduler(int devices);
@@ -85,7 +95,14 @@ class DeviceScheduler {
   // Runs body(device) for every device; returns the first failure, if any.
   bool run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need = {});
 
- private:
+  // The launch runs on a ProgramPool instead (kdt_parallel.h): its programs
+  // reach no other device, so a wait that cannot go on never will.
+  void run_pooled(bool pooled) { pooled_ = pooled; }
+
+  // A thread that cannot start (device `device`'s, or the pool's number
+  // `device`): at the largest tile when the stack it needs is what did not fit.
+  static RunError start_error(int device, uint64_t stack, const StackNeed& need, int rc);
+
   // Memory or threads ran out: a diagnostic, never std::terminate.
   static RunError resource_error(std::string message) {
     RunError e;
@@ -94,9 +111,7 @@ class DeviceScheduler {
     return e;
   }
 
-  // A device thread that cannot start: at the largest tile when the
-  // stack it needs is what did not fit.
-  static RunError start_error(int device, uint64_t stack, const StackNeed& need, int rc);
+ private:
 
   // Called with the mutex held: keeps the first failure, wakes every device.
   void abort_with(const RunError& e) {
@@ -177,6 +192,7 @@ class DeviceScheduler {
   void pass_baton(int from);
 
   std::mutex mutex_;
+  bool pooled_ = false;
   int current_ = 0;
   bool aborted_ = false;
   RunError failure_;
@@ -206,19 +222,13 @@ KDT_RT_API bool DeviceScheduler::run(const std::function<void(int)>& body, RunEr
   current_ = 0;
   state_[0] = State::Running;
   body_ = &body;
-  // 8 MiB for the runtime (the usual default), plus the tiles, in pages.
-  const uint64_t stack = (uint64_t{8} << 20) + ((need.tile_bytes + 4095) / 4096) * 4096;
+  const uint64_t stack = program_stack_bytes(need);
   std::vector<pthread_t> threads;
   std::vector<Start> starts(static_cast<size_t>(n));
   for (int d = 0; d < n; ++d) {
     starts[static_cast<size_t>(d)] = Start{this, d};
-    pthread_attr_t attr;
-    int rc = pthread_attr_init(&attr);
-    if (rc == 0 && stack > static_cast<uint64_t>(SIZE_MAX)) rc = ENOMEM;
-    if (rc == 0) rc = pthread_attr_setstacksize(&attr, static_cast<size_t>(stack));
     pthread_t t;
-    if (rc == 0) rc = pthread_create(&t, &attr, &DeviceScheduler::thread_main, &starts[static_cast<size_t>(d)]);
-    pthread_attr_destroy(&attr);
+    int rc = start_thread(stack, &DeviceScheduler::thread_main, &starts[static_cast<size_t>(d)], t);
     if (rc != 0) {
       std::lock_guard<std::mutex> lock(mutex_);
       abort_with(start_error(d, stack, need, rc));
@@ -229,6 +239,17 @@ KDT_RT_API bool DeviceScheduler::run(const std::function<void(int)>& body, RunEr
   for (pthread_t t : threads) pthread_join(t, nullptr);
   if (aborted_) failure = failure_;
   return !aborted_;
+}
+
+KDT_RT_API int start_thread(uint64_t stack, void* (*main)(void*), void* arg, pthread_t& thread) {
+  pthread_attr_t attr;
+  int rc = pthread_attr_init(&attr);
+  if (rc != 0) return rc;
+  if (stack > static_cast<uint64_t>(SIZE_MAX)) rc = ENOMEM;
+  if (rc == 0) rc = pthread_attr_setstacksize(&attr, static_cast<size_t>(stack));
+  if (rc == 0) rc = pthread_create(&thread, &attr, main, arg);
+  pthread_attr_destroy(&attr);
+  return rc;
 }
 
 KDT_RT_API RunError DeviceScheduler::start_error(int device, uint64_t stack, const StackNeed& need, int rc) {
@@ -270,6 +291,14 @@ KDT_RT_API void DeviceScheduler::device_thread(int d) {
 
 KDT_RT_API void DeviceScheduler::wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
   if (ready()) return;
+  if (pooled_) {
+    RunError e;
+    e.code = Code::Deadlock;
+    e.message = "deadlock: no device can run; device " + std::to_string(device) + ", program " +
+                std::to_string(info.program) + ": " + info.what;
+    e.loc = info.loc;
+    throw RunFailure{std::move(e)};
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   size_t d = static_cast<size_t>(device);
   state_[d] = State::Blocked;

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -188,12 +189,18 @@ struct RefShadow {
   ElementBits written;
   HistoryRuns history;
   std::vector<Claim> claims;
+  // A parameter's shadow, which the programs of a parallel launch share
+  // (kdt_parallel.h), is locked by every check (ShadowLock); a program's
+  // scratch shadows are its own and have no lock.
+  std::unique_ptr<std::mutex> lock;
 
-  void init(const char* ref_name, std::vector<int64_t> ref_shape, bool written_tracking, bool writer_tracking) {
+  void init(const char* ref_name, std::vector<int64_t> ref_shape, bool written_tracking, bool writer_tracking,
+            bool shared = false) {
     name = ref_name;
     shape = std::move(ref_shape);
     track_written = written_tracking;
     track_writers = writer_tracking;
+    if (shared) lock = std::make_unique<std::mutex>();
   }
 
   size_t count() const {
@@ -275,6 +282,30 @@ struct RefShadow {
   }
 };
 
+// Holds the locks of one or two shared shadows (in address order, so that
+// two checks never wait for each other); nothing for unshared ones.
+class ShadowLock {
+ public:
+  explicit ShadowLock(const RefShadow& a, const RefShadow* b = nullptr) {
+    first_ = a.lock.get();
+    second_ = b && b != &a ? b->lock.get() : nullptr;
+    if (!first_) std::swap(first_, second_);
+    if (second_ && second_ < first_) std::swap(first_, second_);
+    if (first_) first_->lock();
+    if (second_) second_->lock();
+  }
+  ~ShadowLock() {
+    if (second_) second_->unlock();
+    if (first_) first_->unlock();
+  }
+  ShadowLock(const ShadowLock&) = delete;
+  ShadowLock& operator=(const ShadowLock&) = delete;
+
+ private:
+  std::mutex* first_ = nullptr;
+  std::mutex* second_ = nullptr;
+};
+
 [[noreturn]] KDT_RT_API void race(const SourceLoc& loc, std::string message, const std::string& note,
                               const SourceLoc& other);
 
@@ -311,7 +342,7 @@ KDT_RT_API void check_access(RefShadow& r, const Box& box, Access kind, const Pr
 
 // A masked-on element, checked on its own.
 inline void check_element(RefShadow& r, size_t offset, Access kind, const ProgramClock& c, const SourceLoc* loc) {
-  if (r.claims.empty() && !r.track_writers && !r.track_written) return;
+  if (!r.lock && r.claims.empty() && !r.track_writers && !r.track_written) return;
   check_access(r, r.element_box(offset), kind, c, loc);
 }
 
@@ -327,6 +358,7 @@ KDT_RT_API void release_claim(RefShadow& r, const DmaRecord* dma, bool destinati
 
 // The DMA has read its source: recorded as a read by the retiring program.
 KDT_RT_API void retire_source(DmaRecord& dma, const ProgramClock& c);
+KDT_RT_API void retire_source_locked(DmaRecord& dma, const ProgramClock& c);
 
 // A wait by program `c` retires `dma` on `sem`: the destination side when
 // it is the destination semaphore (and the source side too for a local
@@ -435,6 +467,7 @@ KDT_RT_API void track_box(RefShadow& r, const Box& box, Access kind, bool by_dma
 }
 
 KDT_RT_API void check_access(RefShadow& r, const Box& box, Access kind, const ProgramClock& c, const SourceLoc* loc) {
+  ShadowLock locked(r);
   bool writes = kind != Access::Read;
   for (const Claim& cl : r.claims) {
     if (!overlap(cl.box, box)) continue;
@@ -458,6 +491,7 @@ KDT_RT_API void check_access(RefShadow& r, const Box& box, Access kind, const Pr
 KDT_RT_API void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
   RefShadow& src = *dma->src_shadow;
   RefShadow& dst = *dma->dst_shadow;
+  ShadowLock locked(src, &dst);
   if (&src == &dst && overlap(dma->src_box, dma->dst_box)) {
     race(dma->loc, std::string("this DMA's source and destination overlap in `") + src.name +
                        "`: its destination is written while its source is still being read",
@@ -503,12 +537,18 @@ KDT_RT_API void release_claim(RefShadow& r, const DmaRecord* dma, bool destinati
   }
 }
 
-KDT_RT_API void retire_source(DmaRecord& dma, const ProgramClock& c) {
+// retire_source with the source's shadow locked.
+KDT_RT_API void retire_source_locked(DmaRecord& dma, const ProgramClock& c) {
   if (dma.src_released) return;
   release_claim(*dma.src_shadow, &dma, false);
   dma.src_released = true;
   RefShadow& src = *dma.src_shadow;
   if (src.track_writers) track_box(src, dma.src_box, Access::Read, true, c, &dma.loc, false, true);
+}
+
+KDT_RT_API void retire_source(DmaRecord& dma, const ProgramClock& c) {
+  ShadowLock locked(*dma.src_shadow);
+  retire_source_locked(dma, c);
 }
 
 KDT_RT_API void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock& c) {
@@ -517,6 +557,7 @@ KDT_RT_API void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramCl
     retire_source(dma, c);
     return;
   }
+  ShadowLock locked(*dma.dst_shadow, dma.src_shadow);
   c.join(dma.clock);
   RefShadow& dst = *dma.dst_shadow;
   release_claim(dst, &dma, true);
@@ -542,7 +583,7 @@ KDT_RT_API void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramCl
     Access kind = dma.add ? Access::Accumulate : Access::Write;
     track_box(dst, dma.dst_box, kind, true, c, &dma.loc, dma.copies_written, true);
   }
-  if (!dma.has_src_sem) retire_source(dma, c);
+  if (!dma.has_src_sem) retire_source_locked(dma, c);
 }
 
 KDT_RT_API void enter_scope(RefShadow& r, const SourceLoc& entry) {
