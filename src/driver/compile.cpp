@@ -156,13 +156,16 @@ int run_transpile(const Options& options) {
         break;
       case EmitKind::Ir:
       case EmitKind::DischargedIr:
-      case EmitKind::Cpp: {
+      case EmitKind::Cpp:
+      case EmitKind::CApi:
+      case EmitKind::XlaFfi: {
         ir::Module module = take_module(*c, options.kernel);
         if (options.emit != EmitKind::Ir && !discharge_module(module, c->diags)) break;
-        if (options.emit == EmitKind::Cpp) {
+        if (options.emit != EmitKind::Ir && options.emit != EmitKind::DischargedIr) {
           CppEmitOptions cpp;
           cpp.checks = options.checks;
-          cpp.harness = options.harness;
+          cpp.harness = options.harness && options.emit == EmitKind::Cpp;
+          cpp.binding = options.emit == EmitKind::CApi ? "c-api" : options.emit == EmitKind::XlaFfi ? "xla-ffi" : "";
           cpp.input_name = c->sources.file(1).path;
           cpp.dma_mode = options.dma_mode;
           cpp.dma_order = options.dma_order;

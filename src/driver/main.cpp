@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kdt/driver/build.h"
 #include "kdt/driver/compile.h"
 #include "kdt/driver/lsp.h"
 #include "kdt/driver/options.h"
@@ -56,6 +57,7 @@ int dispatch(const std::vector<std::string>& args) {
   // Subcommands are recognised only as the first argument, so that
   // `kdt ./run` still transpiles a file named `run`.
   if (!args.empty() && args[0] == "run") return kdt::run_main({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "build") return kdt::build_main({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "lsp") return kdt::lsp_main({args.begin() + 1, args.end()});
   return transpile_main(args);
 }

@@ -21,7 +21,7 @@ po::options_description describe() {
     ("help,h", "print this help and exit")
     ("version", "print the version and exit")
     ("emit", po::value<std::string>()->value_name("KIND"),
-     "what to produce: check (default), ast, ir, discharged-ir, cpp, cuda, ptx")
+     "what to produce: check (default), ast, ir, discharged-ir, cpp, c-api, xla-ffi, cuda, ptx")
     (",o", po::value<std::string>()->value_name("PATH"), "output file (default: standard output; - for it)");
   add_option_group(d, OptionGroup::Kernel);
   add_option_group(d, OptionGroup::Source);
@@ -171,6 +171,7 @@ std::string help_text() {
   std::ostringstream s;
   s << "Usage: kdt [OPTIONS] FILE.kd          transpile or check a KD file (- for standard input)\n"
        "       kdt run FILE.kd [OPTIONS]       emit C++, compile it and run it on .npy files\n"
+       "       kdt build FILE.kd [OPTIONS]     compile its kernels into a shared library (C ABI, XLA FFI)\n"
        "       kdt lsp [-I DIR] [-D NAME=VALUE] [--max-...=N] [--stdio]\n"
        "                                       a Language Server Protocol server over stdio\n\n"
     << describe()
@@ -345,7 +346,8 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   if (vm.count("emit")) {
     static const std::map<std::string, EmitKind> kinds = {
         {"check", EmitKind::Check}, {"ast", EmitKind::Ast},   {"ir", EmitKind::Ir},   {"discharged-ir", EmitKind::DischargedIr},
-        {"cpp", EmitKind::Cpp},     {"cuda", EmitKind::Cuda}, {"ptx", EmitKind::Ptx}};
+        {"cpp", EmitKind::Cpp},     {"c-api", EmitKind::CApi}, {"xla-ffi", EmitKind::XlaFfi},
+        {"cuda", EmitKind::Cuda}, {"ptx", EmitKind::Ptx}};
     if (!pick(vm["emit"].as<std::string>(), kinds, out.emit, "emit", result.error)) return fail(result.error);
   }
   if (vm.count("-o")) out.output = vm["-o"].as<std::string>();

@@ -7,7 +7,6 @@
 // signal stops the run cleanly (signals).
 #include "kdt/driver/run.h"
 
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,10 +18,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "driver/host_cpu.h"
+#include "driver/build_cached.h"
 #include "driver/run_args.h"
 #include "driver/run_cache.h"
-#include "driver/run_runtime.h"
 #include "driver/signals.h"
 #include "driver/spawn.h"
 #include "kdt/discharge/discharge.h"
@@ -77,19 +75,6 @@ std::string random_tag() {
   v ^= static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ULL;
   v ^= static_cast<uint64_t>(::getpid()) << 32;
   return hex64(v);
-}
-
-std::string join(const std::vector<std::string>& words, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < words.size(); ++i) out += (i ? separator : "") + words[i];
-  return out;
-}
-
-// Whether a failure writing into `dir` is most likely a full disk.
-bool disk_full(const std::string& dir, const std::string& log) {
-  if (log.find("No space left on device") != std::string::npos) return true;
-  struct statvfs vfs;
-  return ::statvfs(dir.c_str(), &vfs) == 0 && static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize < (uint64_t{1} << 20);
 }
 
 // A run-time failure reported by the harness, as a kdt diagnostic. The
@@ -180,107 +165,27 @@ int run_main(const std::vector<std::string>& args) {
   std::string source = emit_cpp(module, c->sources, cpp);
   if (int sig = interrupt_signal()) return interrupted(sig);
 
-  // The compiler: $CXX or --cxx split into words, as make's shell would.
-  std::string cxx_text = options.cxx;
-  const char* cxx_origin = "--cxx";
-  if (cxx_text.empty()) {
-    const char* env = std::getenv("CXX");
-    cxx_text = env && *env ? env : "c++";
-    cxx_origin = env && *env ? "$CXX" : "the default compiler";
-  }
-  std::vector<std::string> cxx;
-  if (!split_words(cxx_text, cxx, error)) return fail_usage(std::string(cxx_origin) + " '" + cxx_text + "': " + error);
-  if (cxx.empty()) cxx = {"c++"};
-  // For the machine it runs on (issue 17): AVX2/FMA units where the host
-  // has them. FP contraction stays off (spec: no fused multiply-add), so
-  // the instruction set changes speed, not results.
-  std::vector<std::string> flags = {"-std=c++17", "-O2", "-ffp-contract=off"};
-  if (!options.portable) flags.push_back("-march=native");
-  for (const std::string& text : options.cxxflags) {
-    std::vector<std::string> words;
-    if (!split_words(text, words, error)) return fail_usage("--cxxflags '" + text + "': " + error);
-    flags.insert(flags.end(), words.begin(), words.end());
-  }
-  const std::string compiler = join(cxx, " ");
-
   PrivateDir tmp;
   if (!make_private_dir(tmp, error)) return fail_usage(error);
-
-  // The cache key: the emitted text, the compiler's words and identity
-  // (its --version, once per run), and the flags.
-  ProcessSpec version;
-  version.argv = cxx;
-  version.argv.push_back("--version");
-  version.stdout_path = version.stderr_path = tmp.file("cxx-version.txt");
-  version.timeout_s = 60;
-  ProcessResult probed = run_process(version);
-  if (probed.kind == ProcessResult::Kind::Interrupted) return interrupted(probed.code);
-  if (probed.kind == ProcessResult::Kind::NotStarted) {
-    return fail_usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(probed) +
-                      (probed.code == ENOENT ? "; install one, or name it with --cxx or $CXX" : ""));
-  }
-  std::string identity = describe(probed) + "\n" + read_text(version.stdout_path);
-  if (!options.portable) identity += "\nhost " + host_cpu_identity();
-  const std::string toolchain =
-      identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" + join(flags, std::string(1, '\0'));
-  // The runtime library the kernel links (run_runtime.h), built only when
-  // the kernel itself is not in the cache.
-  const std::string library_key = runtime_key(toolchain);
-  std::string key_text = "kdt run cache 3\n" + toolchain + "\n" + library_key + "\n" + source;
-  std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));
-  std::string check_text = "check\n" + key_text;
-  std::string check = hex64(kdt_rt::fnv1a64(check_text.data(), check_text.size()));
-
-  CacheDir cache;
-  if (!open_cache(cache, error)) return fail_usage(error);
-  if (!cache.note.empty()) warn(cache.note);
-  std::string binary;
-  if (!find_entry(cache, key, check, binary, error)) return fail_usage(error);
-  if (int sig = interrupt_signal()) return interrupted(sig);
-  if (binary.empty()) {
-    // A compiler that failed, on the runtime library or on the kernel.
-    auto compile_failed = [&](const ProcessResult& built, const std::string& log, const std::string& what) {
-      if (built.kind == ProcessResult::Kind::Interrupted) return interrupted(built.code);
-      if (built.kind == ProcessResult::Kind::NotStarted) {
-        return fail_usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(built));
-      }
-      if (disk_full(tmp.path, log)) {
-        return fail_usage("no space left on device in " + tmp.path + ": the C++ compiler `" + compiler +
-                          "` could not write its output");
-      }
+  CompilerChoice choice;
+  choice.cxx = options.cxx;
+  choice.cxxflags = options.cxxflags;
+  choice.portable = options.portable;
+  BuildOutcome built = build_cached(source, choice, tmp.path);
+  for (const std::string& w : built.warnings) warn(w);
+  switch (built.kind) {
+    case BuildOutcome::Kind::Built: break;
+    case BuildOutcome::Kind::Usage: return fail_usage(built.message);
+    case BuildOutcome::Kind::Interrupted: return interrupted(built.signal);
+    case BuildOutcome::Kind::CompilerFailed:
       tmp.keep = true;
-      std::string message = "the C++ compiler `" + compiler + "` " + describe(built) + " on " + what +
-                            "; the code and the compiler's output are kept in " + tmp.path;
-      if (common.diag_format == DiagFormat::Text) std::cerr << log;
-      else message += ":\n" + log.substr(0, 8192);
-      return fail_usage(message);
-    };
-    RuntimeLibrary library;
-    RuntimeFailure library_failure;
-    if (!prepare_runtime(cache, library_key, cxx, flags, identity, tmp.path, library, library_failure)) {
-      if (!library_failure.message.empty()) return fail_usage(library_failure.message);
-      return compile_failed(library_failure.built, library_failure.log, "kdt's runtime library");
-    }
-    std::string cpp_path = tmp.file("kernel.cpp");
-    std::string write_error = write_output(cpp_path, source);
-    if (!write_error.empty()) return fail_usage(write_error);
-    ProcessSpec compile;
-    compile.argv = cxx;
-    compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
-    for (const std::string& a : {std::string("-o"), tmp.file("kernel"), cpp_path}) compile.argv.push_back(a);
-    for (const std::string& a : runtime_arguments(library)) compile.argv.push_back(a);
-    compile.stdout_path = compile.stderr_path = tmp.file("compile.log");
-    ProcessResult built = run_process(compile);
-    if (built.kind != ProcessResult::Kind::Exited || built.code != 0) {
-      return compile_failed(built, read_text(compile.stdout_path), "the emitted code");
-    }
-    std::string store_error;
-    binary = store_entry(cache, key, check, tmp.file("kernel"), source, store_error);
-    if (binary.empty()) {
-      if (!store_error.empty()) warn("cannot store the compiled kernel in the cache " + cache.root + ": " + store_error);
-      binary = tmp.file("kernel");
-    }
+      if (common.diag_format == DiagFormat::Text) {
+        std::cerr << built.log;
+        return fail_usage(built.message);
+      }
+      return fail_usage(built.message + ":\n" + built.log.substr(0, 8192));
   }
+  const std::string& binary = built.binary;
 
   std::error_code ec;
   fs::create_directories(options.output_dir, ec);

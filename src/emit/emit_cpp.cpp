@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cpp_bindings.h"
 #include "cpp_harness.h"
 #include "cpp_kernel_emitter.h"
 #include "kdt/runtime/kdt_runtime.h"
@@ -119,6 +120,13 @@ std::string emit_cpp(const ir::Module& module, const SourceManager& sources, con
   w.set_line_directives(true);
   for (const ir::Kernel& k : module.kernels) cpp::CppKernelEmitter(k, sources, options, w).emit_all();
   w.line("}  // namespace kdt_kernels");
+  if (options.binding == "c-api") {
+    w.line();
+    emit::emit_c_api(module, options, w);
+  } else if (options.binding == "xla-ffi") {
+    w.line();
+    emit::emit_xla_ffi(module, options, w);
+  }
   if (options.harness && !module.kernels.empty()) {
     w.line();
     emit::emit_cpp_harness(module.kernels.front(), options, w);

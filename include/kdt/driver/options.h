@@ -16,7 +16,7 @@
 
 namespace kdt {
 
-enum class EmitKind { Check, Ast, Ir, DischargedIr, Cpp, Cuda, Ptx };
+enum class EmitKind { Check, Ast, Ir, DischargedIr, Cpp, CApi, XlaFfi, Cuda, Ptx };
 
 struct Options {
   std::string input;

@@ -18,6 +18,9 @@ struct CppEmitOptions {
   // `kdt run` (issue 17): `#include "kdt_prelude.h"` (the header of its
   // cached runtime library, emit_cpp_prelude) instead of the prelude's text.
   bool separate_runtime = false;
+  // Issue 18: "c-api" adds an `extern "C"` entry per kernel, "xla-ffi" an
+  // XLA FFI handler per kernel (docs/c-api.md); "" neither.
+  std::string binding;
 };
 
 std::string emit_cpp(const ir::Module& module, const SourceManager& sources, const CppEmitOptions& options);

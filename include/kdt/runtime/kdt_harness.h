@@ -40,6 +40,15 @@ KDT_RT_API std::string json_escape(const std::string& s);
 // One line on stderr for a person, and one JSON line for `kdt run`.
 KDT_RT_API void report_failure(const RunError& failure, const char* json_path);
 
+// A failure with a note at each call of an expanded function on the way out.
+KDT_RT_API RunError with_call_notes(const RunError& failure);
+
+// The failure as one JSON object: code, message, file, line, column,
+// begin, end (byte offsets) and notes (each message, file, line, column,
+// begin, end). `kdt run` reads it back; the C ABI and the XLA FFI handlers
+// hand it to their callers (docs/c-api.md).
+KDT_RT_API std::string failure_json(const RunError& failure);
+
 // A parameter as the harness sees it: what it needs from the command line.
 enum class HarnessParamKind { In, Inout, Out, Scalar };
 struct HarnessParam {
@@ -330,12 +339,32 @@ KDT_RT_API std::string json_escape(const std::string& s) {
   return out;
 }
 
-KDT_RT_API void report_failure(const RunError& failure, const char* json_path) {
-  // A failure inside an expanded function gets a note at each call on the way out.
+KDT_RT_API RunError with_call_notes(const RunError& failure) {
   RunError e = failure;
   for (const CallSite* c = e.loc.call; c; c = c->at.call) {
     e.notes.emplace_back(std::string("in the call of `") + c->function + "` here", c->at);
   }
+  return e;
+}
+
+KDT_RT_API std::string failure_json(const RunError& failure) {
+  auto at = [](const SourceLoc& loc) {
+    return "\"file\": \"" + json_escape(loc.file ? loc.file : "") + "\", \"line\": " + std::to_string(loc.line) +
+           ", \"column\": " + std::to_string(loc.column) + ", \"begin\": " + std::to_string(loc.begin) +
+           ", \"end\": " + std::to_string(loc.end);
+  };
+  std::string out = std::string("{\"code\": \"") + failure.code.name() + "\", \"message\": \"" +
+                    json_escape(failure.message) + "\", " + at(failure.loc) + ", \"notes\": [";
+  for (size_t i = 0; i < failure.notes.size(); ++i) {
+    out += std::string(i ? ", " : "") + "{\"message\": \"" + json_escape(failure.notes[i].first) + "\", " +
+           at(failure.notes[i].second) + "}";
+  }
+  return out + "]}";
+}
+
+KDT_RT_API void report_failure(const RunError& failure, const char* json_path) {
+  // A failure inside an expanded function gets a note at each call on the way out.
+  const RunError e = with_call_notes(failure);
   std::fprintf(stderr, "%s:%d:%d: error: %s [%s]\n", e.loc.file, e.loc.line, e.loc.column, e.message.c_str(),
                e.code.name());
   for (const auto& [message, loc] : e.notes) {
@@ -344,16 +373,7 @@ KDT_RT_API void report_failure(const RunError& failure, const char* json_path) {
   if (!json_path || !*json_path) return;
   std::FILE* f = std::fopen(json_path, "w");
   if (!f) return;
-  std::fprintf(f, "{\"code\": \"%s\", \"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u, \"notes\": [",
-               e.code.name(), json_escape(e.message).c_str(), json_escape(e.loc.file ? e.loc.file : "").c_str(),
-               e.loc.begin, e.loc.end);
-  for (size_t i = 0; i < e.notes.size(); ++i) {
-    const SourceLoc& loc = e.notes[i].second;
-    std::fprintf(f, "%s{\"message\": \"%s\", \"file\": \"%s\", \"begin\": %u, \"end\": %u}", i ? ", " : "",
-                 json_escape(e.notes[i].first).c_str(), json_escape(loc.file ? loc.file : "").c_str(), loc.begin,
-                 loc.end);
-  }
-  std::fprintf(f, "]}\n");
+  std::fprintf(f, "%s\n", failure_json(e).c_str());
   std::fclose(f);
 }
 
