@@ -5,3 +5,5 @@ cd "$(dirname "$0")/.."
 [ -f build/CMakeCache.txt ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 ctest --test-dir build --output-on-failure -j2
+# The Python package (pip install ./python in a virtual environment, then pytest).
+bash scripts/test-python.sh
