@@ -352,7 +352,7 @@ void emit_xla_ffi(const ir::Module& module, const CppEmitOptions& options, CodeW
       w.line(c_type(s.dtype) + " " + names.scalars[i] + "_value = " + value + ";");
       data[p] = "&" + names.scalars[i] + "_value";
     }
-    emit_kernel_call(k, [&](size_t p) { return "const_cast<void*>(static_cast<const void*>(" + data[p] + "))"; }, w);
+    emit_kernel_call(k, [&](size_t p) { return data[p]; }, w);
     w.line("if (status != 0) return kdt_bind::error_of(failure);");
     w.line("return kdt_bind::ffi::Error::Success();");
     w.close();

@@ -95,6 +95,14 @@ TEST_SUITE("samples") {
     golden("block_reduce.kd", "cpp", "block_reduce.cpp");      // the steps of a sequence in one program
   }
 
+  // The bindings after the kernels (docs/c-api.md): the C ABI, and the XLA
+  // FFI handlers of a multi-device kernel with scalars (devices first).
+  TEST_CASE("golden --emit=c-api and --emit=xla-ffi") {
+    golden("accumulate_blocks.kd", "c-api", "accumulate_blocks.c-api.cpp");
+    golden("dma_pipeline.kd", "xla-ffi", "dma_pipeline.xla-ffi.cpp");
+    golden("ring_exchange.kd", "xla-ffi", "ring_exchange.xla-ffi.cpp");
+  }
+
   TEST_CASE("golden --emit=cuda") {
     golden("accumulate_blocks.kd", "cuda --arch=sm_90", "accumulate_blocks.sm_90.cu");
     golden("dma_pipeline.kd", "cuda --arch=sm_80", "dma_pipeline.sm_80.cu");
