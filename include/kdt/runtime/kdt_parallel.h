@@ -113,6 +113,11 @@ inline void renew(State& state) {
   new (&state) State();
 }
 
+// The tiles a launch may keep on the caller's stack: threads get at least
+// this much stack (glibc's default is 8 MiB; Python's and XLA's threads have
+// more than 1 MiB), and the runtime needs little besides.
+constexpr uint64_t kCallerStackTiles = uint64_t{256} << 10;
+
 // Runs program(worker, device, position) for every device and every
 // position below `count` of a launch whose programs reach no other
 // device's: on the pool with -j (options.jobs threads at most), else
@@ -123,6 +128,22 @@ inline bool run_independent(DeviceScheduler& scheduler, ProgramPool& pool, int d
   if (runs_parallel(options, int64_t{devices} * count)) {
     scheduler.run_pooled(true);
     return pool.run(devices, count, options.jobs, program, failure, need);
+  }
+  // One device whose tiles any thread's stack holds: on the calling thread,
+  // without starting one (a small kernel called from Python or XLA would
+  // spend most of its time there).
+  if (devices == 1 && need.tile_bytes <= kCallerStackTiles) {
+    scheduler.run_pooled(true);
+    try {
+      for (int64_t position = 0; position < count; ++position) program(0, 0, position);
+    } catch (const RunFailure& f) {
+      failure = f.error;
+      return false;
+    } catch (const std::exception& x) {
+      failure = DeviceScheduler::resource_error(std::string("the launch ran out of resources (") + x.what() + ")");
+      return false;
+    }
+    return true;
   }
   return scheduler.run([&](int device) {
     for (int64_t position = 0; position < count; ++position) program(device, device, position);
