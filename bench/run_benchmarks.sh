@@ -96,3 +96,11 @@ for s in samples/*.kd; do
   fi
 done | sort -n | tee "$first/times.txt" |
   awk '{ t[NR] = $1 } END { printf "first kdt run, %d samples: median %d ms, min %d ms, max %d ms\n", NR, t[int((NR + 1) / 2)], t[1], t[NR] }'
+
+# The Python package's call overhead (issue 18), when build/pyenv holds it
+# (scripts/test-python.sh makes it).
+if [ -x build/pyenv/bin/python ] && build/pyenv/bin/python -c "import kdt, jax" 2>/dev/null; then
+  KDT_CACHE_DIR=$out/run-cache build/pyenv/bin/python bench/python_overhead.py
+else
+  echo "python overhead skipped (no build/pyenv with kdt and jax: run scripts/test-python.sh)"
+fi

@@ -56,17 +56,17 @@ std::vector<std::string> normalise(const std::vector<std::string>& args, const p
 
 // -D's one rule, in every subcommand: an identifier, `=`, a 64-bit integer
 // (decimal, 0x hexadecimal or 0 octal) for a `const`, or a dtype name for a
-// `type` alias.
+// `type` alias. `-D NAME` alone is `NAME=1`, as compilers read it.
 bool parse_define(const std::string& text, Options& out, std::string& error) {
   size_t eq = text.find('=');
   std::string name = text.substr(0, eq);
   bool name_ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) name_ok = name_ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!name_ok || eq == std::string::npos) {
-    error = "-D expects NAME=VALUE, got '" + text + "'";
+  if (!name_ok) {
+    error = "-D expects NAME=VALUE or NAME, got '" + text + "'";
     return false;
   }
-  std::string value = text.substr(eq + 1);
+  std::string value = eq == std::string::npos ? "1" : text.substr(eq + 1);
   if (std::optional<DType> dtype = dtype_from_name(value)) {
     out.type_defines[name] = *dtype;
     return true;
@@ -178,6 +178,10 @@ std::string help_text() {
     << "\nkdt run options (besides --kernel, -D, -I, the --max-* limits, --no-checks, --dma-mode,\n"
        "--dma-order, --program-order and the diagnostics options above):\n"
     << run_options_help()
+    << "\nkdt build options (besides --kernel, -D, -I, --no-checks, --cxx, --cxxflags, --portable and the\n"
+       "diagnostics options; see kdt build --help):\n"
+       "  --emit=c-api|xla-ffi        the binding of the shared library (default c-api)\n"
+       "  --xla-include DIR           the XLA FFI headers, for --emit=xla-ffi (jax.ffi.include_dir())\n"
     << "\nExit status: 0 success (warnings allowed), 1 errors in the input, 2 bad command line or\n"
        "unreadable file, 3 internal error. See man kdt(1) for every option and diagnostic code.\n";
   return s.str();

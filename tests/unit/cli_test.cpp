@@ -111,7 +111,7 @@ TEST_SUITE("cli") {
     CHECK(kdt::test::run_kdt("").status == 2);  // no input
     CHECK(kdt::test::run_kdt("--emit=nonsense " + good).status == 2);
     CHECK(kdt::test::run_kdt("--diagnostics-format=xml " + good).status == 2);
-    CHECK(kdt::test::run_kdt("-D N " + good).status == 2);
+    CHECK(kdt::test::run_kdt("-D 2N " + good).status == 2);
     CHECK(kdt::test::run_kdt("-D N=abc " + good).status == 2);
     CHECK(kdt::test::run_kdt("-D NOPE=1 " + good).status == 2);  // no such const
     CHECK(kdt::test::run_kdt("--max-nesting=0 " + good).status == 2);
@@ -213,7 +213,7 @@ TEST_SUITE("cli") {
       CAPTURE(format);
       std::string f = "--diagnostics-format=" + format + " ";
       for (const std::string& args : {f + "/nonexistent.kd", f, f + "--kernel NOPE " + good, f + "-D NOPE=1 " + good,
-                                      f + "--bogus " + good, f + "--emit=nonsense " + good, f + "-D N " + good,
+                                      f + "--bogus " + good, f + "--emit=nonsense " + good, f + "-D 2N " + good,
                                       "--bogus " + f + good}) {
         CAPTURE(args);
         RunResult r = kdt::test::run_kdt(args);
@@ -304,7 +304,8 @@ TEST_SUITE("cli") {
       std::string define;
       std::string message;
     };
-    for (const Case& c : {Case{"N", "-D expects NAME=VALUE, got 'N'"}, Case{"1N=2", "-D expects NAME=VALUE, got '1N=2'"},
+    for (const Case& c : {Case{"=2", "-D expects NAME=VALUE or NAME, got '=2'"},
+                          Case{"1N=2", "-D expects NAME=VALUE or NAME, got '1N=2'"},
                           Case{"N=abc", "-D N: 'abc' is neither a 64-bit integer nor a dtype"},
                           Case{"N=99999999999999999999", "-D N: '99999999999999999999' is neither a 64-bit integer nor a dtype"}}) {
       CAPTURE(c.define);
@@ -323,6 +324,13 @@ TEST_SUITE("cli") {
     CHECK(accepted.status == 1);
     CHECK(accepted.err.empty());
     CHECK(kdt::test::run_kdt("-DN=0x10 -I " + shell_quote(tmp.path.string()) + " --max-nesting 100 " + good).status == 0);
+    // `-D NAME` alone is NAME=1, as compilers read it.
+    kdt::test::write_text(tmp.file("one.kd"), "const N = 4;\nconst M = 2 / N;\n"
+                                              "kernel k(y: out i32[4] @global) grid(1) { y[...] = N; }\n");
+    RunResult one = kdt::test::run_kdt("-DN --emit=ir " + shell_quote(tmp.file("one.kd")));
+    CHECK(one.status == 0);
+    CHECK(kdt::test::run_kdt("-DN=0 " + shell_quote(tmp.file("one.kd"))).status == 1);  // 2 / 0: -D reached the const
+    CHECK(one.out == kdt::test::run_kdt("-DN=1 --emit=ir " + shell_quote(tmp.file("one.kd"))).out);
     // Each subcommand refuses what the others have and it has not, naming it.
     RunResult emit = lsp({"--emit=cpp"});
     CHECK(emit.status == 2);
