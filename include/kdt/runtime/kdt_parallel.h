@@ -14,7 +14,8 @@
 //     before its own in that order has ended (wait_turn), so each element
 //     receives its additions in `-j 1`'s order, bit for bit;
 //   - a parallel launch that fails is run again on one thread from the
-//     parameters it started with (run_or_rerun), so a failure is reported
+//     parameters it started with (ParameterSnapshot, in the launcher the
+//     emitter writes), so a failure is reported
 //     exactly as `-j 1` reports it, whatever the interleaving found first.
 // Everything else two programs may share is a race, which the checks
 // report in any interleaving (two conflicting accesses meet in the
@@ -24,8 +25,8 @@
 
 #include <sched.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
