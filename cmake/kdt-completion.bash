@@ -1,0 +1,63 @@
+# Bash completion for kdt: subcommands, options (per subcommand), the values
+# of options that take a fixed set, and .kd files. `cmake --install`
+# puts it in share/bash-completion/completions/kdt, where bash-completion
+# finds it; or `source` it. tests/completion_test.sh keeps the option lists
+# in step with `kdt --help`.
+
+_kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order --diagnostics-format
+  --diagnostics-file --color --Werror -Werror -w --no-static-dma-checks --max-nesting --max-expression-terms
+  --max-include-depth --max-literal-length --max-kernels --max-tile-bytes --max-scratch-bytes --max-ref-bytes
+  --max-devices --max-programs --max-source-bytes --help"
+_kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads --harness --explain --version"
+_kdt_run="--input --random --random-all --output-dir --seed --cxx --cxxflags --portable --timeout --jobs -j"
+_kdt_build="--emit --xla-include --cxx --cxxflags --portable"
+
+_kdt() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub=""
+  # `--emit=cpp`: bash splits at `=`; complete the value of the option before it.
+  if [[ $cur == "=" ]]; then
+    cur=""
+  elif [[ $prev == "=" ]]; then
+    prev=${COMP_WORDS[COMP_CWORD-2]}
+  fi
+  if (( COMP_CWORD > 1 )); then
+    case ${COMP_WORDS[1]} in run | build | lsp) sub=${COMP_WORDS[1]} ;; esac
+  fi
+  local values=""
+  case $prev in
+    --emit) values="check ast ir discharged-ir cpp c-api xla-ffi cuda ptx"
+      [[ $sub == build ]] && values="c-api xla-ffi" ;;
+    --diagnostics-format) values="text json sarif" ;;
+    --color) values="auto always never" ;;
+    --dma-mode) values="on_wait eager" ;;
+    --dma-order) values="fifo lifo shuffle" ;;
+    --program-order) values="forward reverse shuffle" ;;
+    --arch) values="sm_80 sm_86 sm_89 sm_90 sm_90a" ;;
+    -o | --MF | -MF | --diagnostics-file | --input)
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+      return ;;
+    -I | --output-dir | --xla-include)
+      mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+      return ;;
+  esac
+  if [[ -n $values ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
+    return
+  fi
+  if [[ $cur == -* ]]; then
+    local options="$_kdt_common"
+    case $sub in
+      run) options+=" $_kdt_run" ;;
+      build) options+=" $_kdt_build" ;;
+      lsp) options="-I -D --stdio --help --max-nesting --max-expression-terms --max-include-depth --max-kernels" ;;
+      *) options+=" $_kdt_transpile" ;;
+    esac
+    mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
+    return
+  fi
+  # A subcommand first, then .kd files (and directories to reach them).
+  local words=""
+  (( COMP_CWORD == 1 )) && words="run build lsp"
+  mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur"; compgen -f -X '!*.kd' -- "$cur"; compgen -d -- "$cur")
+}
+complete -o filenames -F _kdt kdt
