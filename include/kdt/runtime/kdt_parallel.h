@@ -135,16 +135,9 @@ inline bool run_independent(DeviceScheduler& scheduler, ProgramPool& pool, int d
   // spend most of its time there).
   if (devices == 1 && need.tile_bytes <= kCallerStackTiles) {
     scheduler.run_pooled(true);
-    try {
+    return run_catching(0, [&] {
       for (int64_t position = 0; position < count; ++position) program(0, 0, position);
-    } catch (const RunFailure& f) {
-      failure = f.error;
-      return false;
-    } catch (const std::exception& x) {
-      failure = DeviceScheduler::resource_error(std::string("the launch ran out of resources (") + x.what() + ")");
-      return false;
-    }
-    return true;
+    }, failure);
   }
   return scheduler.run([&](int device) {
     for (int64_t position = 0; position < count; ++position) program(device, device, position);
@@ -227,20 +220,14 @@ KDT_RT_API void ProgramPool::work(int worker) {
     }
     const int device = static_cast<int>(t / count_);
     const int64_t position = t % count_;
+    RunError failure;
     try {
-      (*task_)(worker, device, position);
-    } catch (const RunFailure& f) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abort_with(f.error);
-      return;
+      if (!run_catching(device, [&] { (*task_)(worker, device, position); }, failure)) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        abort_with(failure);
+        return;
+      }
     } catch (const Aborted&) {
-      return;
-    } catch (const std::exception& x) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      RunError e;
-      e.code = Code::LimitExceeded;
-      e.message = "the launch ran out of resources on device " + std::to_string(device) + " (" + x.what() + ")";
-      abort_with(e);
       return;
     }
     ended(device, position);

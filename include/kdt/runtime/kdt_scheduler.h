@@ -88,6 +88,25 @@ inline uint64_t program_stack_bytes(const StackNeed& need) {
 // Starts `thread` running main(arg) on a stack of `stack` bytes; 0 or an errno.
 KDT_RT_API int start_thread(uint64_t stack, void* (*main)(void*), void* arg, pthread_t& thread);
 
+// Runs body() for `device`: a run-time check's failure, or memory or threads
+// running out, becomes `failure` (never std::terminate in a thread); false
+// then. Anything else, a scheduler's own abort, passes through.
+template <class Body>
+bool run_catching(int device, Body&& body, RunError& failure) {
+  try {
+    body();
+    return true;
+  } catch (const RunFailure& f) {
+    failure = f.error;
+  } catch (const std::exception& x) {
+    failure.code = Code::LimitExceeded;
+    failure.message = "the launch ran out of resources on device " + std::to_string(device) + " (" + x.what() + ")";
+    failure.loc = SourceLoc{"", 0, 0, 0, 0};
+    failure.notes.clear();
+  }
+  return false;
+}
+
 class DeviceScheduler {
  public:
   explicit DeviceScheduler(int devices);
@@ -103,15 +122,14 @@ class DeviceScheduler {
   // `device`): at the largest tile when the stack it needs is what did not fit.
   static RunError start_error(int device, uint64_t stack, const StackNeed& need, int rc);
 
-  // Memory or threads ran out: a diagnostic, never std::terminate.
+ private:
+  // A thread that cannot start: a diagnostic, never std::terminate.
   static RunError resource_error(std::string message) {
     RunError e;
     e.code = Code::LimitExceeded;
     e.message = std::move(message);
     return e;
   }
-
- private:
 
   // Called with the mutex held: keeps the first failure, wakes every device.
   void abort_with(const RunError& e) {
@@ -271,17 +289,14 @@ KDT_RT_API void DeviceScheduler::device_thread(int d) {
     wait_for_baton(lock, d);
     if (aborted_) return;
   }
+  RunError failure;
   try {
-    (*body_)(d);
-  } catch (const RunFailure& f) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    abort_with(f.error);
-    return;
+    if (!run_catching(d, [&] { (*body_)(d); }, failure)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abort_with(failure);
+      return;
+    }
   } catch (const Aborted&) {
-    return;
-  } catch (const std::exception& x) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    abort_with(resource_error("the launch ran out of resources on device " + std::to_string(d) + " (" + x.what() + ")"));
     return;
   }
   std::lock_guard<std::mutex> lock(mutex_);
