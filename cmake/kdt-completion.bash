@@ -10,7 +10,7 @@ _kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order -
   --max-devices --max-programs --max-source-bytes --help"
 _kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads --harness --explain --version"
 _kdt_run="--input --random --random-all --output-dir --seed --cxx --cxxflags --portable --timeout --jobs -j"
-_kdt_build="--emit --xla-include --cxx --cxxflags --portable"
+_kdt_build="--emit --xla-include --arch --cxx --cxxflags --portable"
 
 _kdt() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub=""
@@ -25,8 +25,8 @@ _kdt() {
   fi
   local values=""
   case $prev in
-    --emit) values="check ast ir discharged-ir cpp c-api xla-ffi cuda ptx"
-      [[ $sub == build ]] && values="c-api xla-ffi" ;;
+    --emit) values="check ast ir discharged-ir cpp c-api xla-ffi cuda cuda-xla-ffi ptx"
+      [[ $sub == build ]] && values="c-api xla-ffi cuda-xla-ffi" ;;
     --diagnostics-format) values="text json sarif" ;;
     --color) values="auto always never" ;;
     --dma-mode) values="on_wait eager" ;;

@@ -37,20 +37,22 @@ def _define_args(defines):
     return args
 
 
-def build(path, binding, defines=None, include_dirs=(), checks=True, kernel=None, xla_include=None):
-    """The path of the shared library of `path` with `binding` ("c-api" or "xla-ffi")."""
+def build(path, binding, defines=None, include_dirs=(), checks=True, kernel=None, xla_include=None, arch=None):
+    """The path of the shared library of `path` with `binding` ("c-api", "xla-ffi" or "cuda-xla-ffi")."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError("path must be a file name, got %r" % (path,))
     args = [binary(), "build", os.fspath(path), "--emit=" + binding, "--diagnostics-format=json"]
     args += _define_args(defines)
     for d in include_dirs or ():
         args += ["-I", os.fspath(d)]
-    if not checks:
+    if not checks and binding != "cuda-xla-ffi":
         args.append("--no-checks")
     if kernel:
         args += ["--kernel", kernel]
     if xla_include:
         args += ["--xla-include", xla_include]
+    if arch:
+        args += ["--arch", arch]
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CompileError.from_kdt(os.fspath(path), proc.returncode, proc.stderr)

@@ -1,5 +1,7 @@
 """`kdt.jax.kernel`: a KD kernel as a JAX function, usable inside `jax.jit`,
-through an XLA FFI handler on the CPU (`kdt build --emit=xla-ffi`).
+through an XLA FFI handler: on the CPU the interpretation path (`kdt build
+--emit=xla-ffi`), on a CUDA GPU the compiled path (`kdt build
+--emit=cuda-xla-ffi`, compiled with nvcc; single-device kernels).
 
     f = kdt.jax.kernel("samples/accumulate_blocks.kd", "accumulate_blocks")
     out = jax.jit(lambda x, out: f(x, out) * 2)(x, out)
@@ -24,7 +26,7 @@ from ._module import bind_arguments, numpy_dtype, run_options, scalar_value
 _registered = {}
 
 
-def _target(library, symbol):
+def _target(library, symbol, platform):
     """Registers handler `symbol` of `library` with XLA once; returns the target's name."""
     key = (library, symbol)
     if key not in _registered:
@@ -32,25 +34,44 @@ def _target(library, symbol):
 
         lib = ctypes.CDLL(library)
         name = "kdt_%s_%s" % (hashlib.sha256(library.encode()).hexdigest()[:12], symbol)
-        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(lib[symbol]), platform="cpu")
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(lib[symbol]), platform=platform)
         _registered[key] = (name, lib)
     return _registered[key][0]
 
 
-def kernel(path, name=None, defines=None, include_dirs=(), checks=True, **options):
+def _cuda_arch():
+    """sm_XY of the first GPU JAX sees (compute capability X.Y), for nvcc."""
+    capability = getattr(jax.devices("gpu")[0], "compute_capability", "9.0")
+    return "sm_" + str(capability).replace(".", "")
+
+
+def kernel(path, name=None, defines=None, include_dirs=(), checks=True, platform=None, arch=None, **options):
     """KD kernel `name` of file `path` (default: its first kernel) as a JAX function.
 
-    defines, include_dirs and checks as for kdt.load; options: dma_mode,
-    dma_order, program_order, jobs (default 1: XLA runs its own threads),
-    seed. Raises kdt.CompileError when kdt refuses the file. A run-time check
+    defines, include_dirs and checks as for kdt.load; platform: "cpu" or
+    "cuda" (default: JAX's default backend); arch: the GPU architecture for
+    "cuda" (default: the first GPU's, e.g. sm_90). options (CPU only):
+    dma_mode, dma_order, program_order, jobs (default 1: XLA runs its own
+    threads), seed. Raises kdt.CompileError when kdt refuses the file (on
+    "cuda": also without nvcc, or for a devices(N) kernel). A run-time check
     that fails raises kdt.KernelError in an eager call; inside jax.jit, JAX
     raises its runtime error, and kdt.jax.kernel_error_of(e) gives the
-    KernelError in it.
+    KernelError in it. The compiled path has no run-time checks: a trap on
+    the GPU is a CUDA error at JAX's next synchronisation.
     """
+    if platform is None:
+        platform = "cuda" if jax.default_backend() == "gpu" else "cpu"
+    if platform not in ("cpu", "cuda"):
+        raise ValueError("platform must be \"cpu\" or \"cuda\", got %r" % (platform,))
+    cuda = platform == "cuda"
+    if cuda and options:
+        raise ValueError("run options (%s) apply to the CPU path; the compiled path has none" % ", ".join(sorted(options)))
+    if not cuda and arch is not None:
+        raise ValueError("arch applies to platform=\"cuda\"")
     options.setdefault("jobs", 1)
     numbers = run_options(**options)
-    library = _build.build(path, "xla-ffi", defines, include_dirs, checks, kernel=name,
-                           xla_include=jax.ffi.include_dir())
+    library = _build.build(path, "cuda-xla-ffi" if cuda else "xla-ffi", defines, include_dirs, checks, kernel=name,
+                           xla_include=jax.ffi.include_dir(), arch=(arch or _cuda_arch()) if cuda else None)
     import ctypes
 
     info = _build.describe(ctypes.CDLL(library))
@@ -60,11 +81,12 @@ def kernel(path, name=None, defines=None, include_dirs=(), checks=True, **option
     if name not in kernels:
         raise ValueError("%s has no kernel `%s`; its kernels: %s" % (path, name, ", ".join(kernels)))
     k = kernels[name]
-    target = _target(library, k["symbol"])
+    target = _target(library, k["symbol"], "CUDA" if cuda else "cpu")
     params = k["params"]
-    attributes = {"kdt_dma_mode": np.int32(numbers["dma_mode"]), "kdt_dma_order": np.int32(numbers["dma_order"]),
-                  "kdt_program_order": np.int32(numbers["program_order"]), "kdt_jobs": np.int32(numbers["jobs"]),
-                  "kdt_seed": np.int64(np.uint64(numbers["seed"]).astype(np.int64))}
+    attributes = {} if cuda else {
+        "kdt_dma_mode": np.int32(numbers["dma_mode"]), "kdt_dma_order": np.int32(numbers["dma_order"]),
+        "kdt_program_order": np.int32(numbers["program_order"]), "kdt_jobs": np.int32(numbers["jobs"]),
+        "kdt_seed": np.int64(np.uint64(numbers["seed"]).astype(np.int64))}
 
     def call(*args, **kwargs):
         values = bind_arguments(name, params, args, kwargs)

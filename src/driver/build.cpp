@@ -17,6 +17,7 @@
 #include "kdt/discharge/discharge.h"
 #include "kdt/driver/compile.h"
 #include "kdt/emit/emit_cpp.h"
+#include "kdt/emit/emit_cuda.h"
 
 namespace kdt {
 
@@ -24,13 +25,16 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 std::string build_help_text() {
-  return "Usage: kdt build FILE.kd [--emit=c-api|xla-ffi] [OPTIONS]\n"
+  return "Usage: kdt build FILE.kd [--emit=c-api|xla-ffi|cuda-xla-ffi] [OPTIONS]\n"
          "Emits the kernels of FILE.kd with a binding (c-api: an extern \"C\" entry per kernel; xla-ffi: an XLA\n"
-         "FFI handler per kernel), compiles them into a shared library in kdt's cache (as `kdt run` compiles,\n"
-         "by content hash) and prints the library's path. See docs/c-api.md.\n\n"
+         "FFI handler per kernel for the CPU; cuda-xla-ffi: the CUDA output with an XLA FFI handler per kernel\n"
+         "for the CUDA platform, compiled with nvcc), compiles them into a shared library in kdt's cache (as\n"
+         "`kdt run` compiles, by content hash) and prints the library's path. See docs/c-api.md.\n\n"
          "Options:\n"
-         "  --emit=c-api|xla-ffi        the binding (default c-api)\n"
-         "  --xla-include DIR           the XLA FFI headers (jax.ffi.include_dir()), for --emit=xla-ffi\n"
+         "  --emit=c-api|xla-ffi|cuda-xla-ffi   the binding (default c-api)\n"
+         "  --xla-include DIR           the XLA FFI headers (jax.ffi.include_dir()), for the xla-ffi bindings\n"
+         "  --arch SM                   for cuda-xla-ffi: the GPU architecture (default sm_90); nvcc is $NVCC or\n"
+         "                              found as for --emit=ptx\n"
          "  --kernel NAME               only this kernel (default: all)\n"
          "  -D NAME=VALUE, -I DIR       as for kdt\n"
          "  --no-checks                 leave the run-time checks out\n"
@@ -63,6 +67,7 @@ int build_main(const std::vector<std::string>& raw) {
   d.add_options()
     ("emit", po::value<std::string>(), "")
     ("xla-include", po::value<std::string>(), "")
+    ("arch", po::value<std::string>(), "")
     ("cxx", po::value<std::string>(), "")
     ("cxxflags", po::value<std::vector<std::string>>()->composing(), "")
     ("portable", po::bool_switch(), "")
@@ -83,17 +88,29 @@ int build_main(const std::vector<std::string>& raw) {
     return usage("--dma-mode, --dma-order and --program-order are chosen at each call of a built kernel, not here");
   }
   std::string binding = vm.count("emit") ? vm["emit"].as<std::string>() : "c-api";
-  if (binding != "c-api" && binding != "xla-ffi") {
-    return usage("invalid value '" + binding + "' for --emit; kdt build makes c-api or xla-ffi");
+  if (binding != "c-api" && binding != "xla-ffi" && binding != "cuda-xla-ffi") {
+    return usage("invalid value '" + binding + "' for --emit; kdt build makes c-api, xla-ffi or cuda-xla-ffi");
   }
+  const bool cuda = binding == "cuda-xla-ffi";
+  if (cuda && (vm.count("cxx") || vm.count("cxxflags") || vm["portable"].as<bool>())) {
+    return usage("--cxx, --cxxflags and --portable apply to the C++ bindings; --emit=cuda-xla-ffi compiles with nvcc "
+                 "($NVCC)");
+  }
+  if (!cuda && vm.count("arch")) return usage("--arch applies to --emit=cuda-xla-ffi");
   CompilerChoice choice;
+  if (cuda) {
+    choice.cuda_arch = vm.count("arch") ? vm["arch"].as<std::string>() : "sm_90";
+    if (!valid_cuda_arch(choice.cuda_arch)) {
+      return usage("invalid value '" + choice.cuda_arch + "' for --arch; expected sm_80, sm_90, ...");
+    }
+  }
   choice.shared_library = true;
   if (vm.count("cxx")) choice.cxx = vm["cxx"].as<std::string>();
   if (vm.count("cxxflags")) choice.cxxflags = vm["cxxflags"].as<std::vector<std::string>>();
   choice.portable = vm["portable"].as<bool>();
-  if (binding == "xla-ffi") {
+  if (binding != "c-api") {
     if (!vm.count("xla-include")) {
-      return usage("--emit=xla-ffi needs --xla-include DIR, the directory of xla/ffi/api/ffi.h "
+      return usage("--emit=" + binding + " needs --xla-include DIR, the directory of xla/ffi/api/ffi.h "
                    "(python3 -c 'import jax; print(jax.ffi.include_dir())')");
     }
     std::string dir = vm["xla-include"].as<std::string>();
@@ -103,7 +120,7 @@ int build_main(const std::vector<std::string>& raw) {
     }
     choice.system_includes.push_back(dir);
   } else if (vm.count("xla-include")) {
-    return usage("--xla-include applies to --emit=xla-ffi");
+    return usage("--xla-include applies to --emit=xla-ffi and --emit=cuda-xla-ffi");
   }
 
   InterruptScope interrupts;
@@ -125,13 +142,27 @@ int build_main(const std::vector<std::string>& raw) {
     return fail_usage("--kernel " + common.kernel + ": no such kernel in the program");
   }
   if (module.kernels.empty()) return fail_usage("the program has no kernel to build");
-  if (!discharge_module(module, c->diags) || c->diags.has_errors()) return finish(1);
-  CppEmitOptions cpp;
-  cpp.checks = common.checks;
-  cpp.input_name = c->sources.file(1).path;
-  cpp.separate_runtime = true;
-  cpp.binding = binding;
-  std::string source = emit_cpp(module, c->sources, cpp);
+  std::string source;
+  if (cuda) {
+    // The compiled path works on the IR before discharge (DMAs stay asynchronous).
+    for (const ir::Kernel& k : module.kernels) {
+      std::string refusal = cuda_ffi_refusal(k);
+      if (!refusal.empty()) return fail_usage(refusal);
+    }
+    CudaEmitOptions options;
+    options.arch = choice.cuda_arch;
+    options.input_name = c->sources.file(1).path;
+    options.binding = "xla-ffi";
+    if (!emit_cuda(module, c->sources, options, c->diags, source) || c->diags.has_errors()) return finish(1);
+  } else {
+    if (!discharge_module(module, c->diags) || c->diags.has_errors()) return finish(1);
+    CppEmitOptions cpp;
+    cpp.checks = common.checks;
+    cpp.input_name = c->sources.file(1).path;
+    cpp.separate_runtime = true;
+    cpp.binding = binding;
+    source = emit_cpp(module, c->sources, cpp);
+  }
 
   std::error_code temp_error;
   fs::path temp = fs::temp_directory_path(temp_error);

@@ -13,6 +13,7 @@
 #include "driver/run_runtime.h"
 #include "driver/signals.h"
 #include "driver/spawn.h"
+#include "kdt/driver/ptx_compile.h"
 #include "kdt/driver/output.h"
 #include "kdt/runtime/kdt_runtime.h"
 
@@ -51,24 +52,38 @@ BuildOutcome interrupted(int signal) {
 
 BuildOutcome build_cached(const std::string& source, const CompilerChoice& choice, const std::string& work_dir) {
   std::string error;
-  // The compiler: $CXX or --cxx split into words, as make's shell would.
+  const bool cuda = !choice.cuda_arch.empty();
+  // The compiler: $CXX or --cxx split into words, as make's shell would;
+  // for CUDA, $NVCC or the nvcc that --emit=ptx would use.
   std::string cxx_text = choice.cxx;
   const char* cxx_origin = "--cxx";
+  const char* env_name = cuda ? "NVCC" : "CXX";
   if (cxx_text.empty()) {
-    const char* env = std::getenv("CXX");
-    cxx_text = env && *env ? env : "c++";
-    cxx_origin = env && *env ? "$CXX" : "the default compiler";
+    const char* env = std::getenv(env_name);
+    cxx_text = env && *env ? env : cuda ? find_nvcc() : "c++";
+    cxx_origin = env && *env ? (cuda ? "$NVCC" : "$CXX") : "the default compiler";
+    if (cxx_text.empty()) {
+      return usage("no nvcc: kdt looked under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda and on PATH; install the CUDA "
+                   "toolkit or name nvcc with $NVCC");
+    }
   }
+  const std::string compiler_kind = cuda ? "the CUDA compiler" : "the C++ compiler";
   std::vector<std::string> cxx;
   if (!split_words(cxx_text, cxx, error)) return usage(std::string(cxx_origin) + " '" + cxx_text + "': " + error);
   if (cxx.empty()) cxx = {"c++"};
-  // For the machine it runs on (issue 17): AVX2/FMA units where the host
-  // has them. FP contraction stays off (spec: no fused multiply-add), so
-  // the instruction set changes speed, not results.
-  std::vector<std::string> flags = {"-std=c++17", "-O2", "-ffp-contract=off"};
-  if (!choice.portable) flags.push_back("-march=native");
-  // A shared library: the runtime library it links must be position-independent too.
-  if (choice.shared_library) flags.push_back("-fPIC");
+  std::vector<std::string> flags = {"-std=c++17", "-O2"};
+  if (cuda) {
+    // The CUDA output is self-contained; nvcc's host compiler makes it position-independent.
+    flags.insert(flags.end(), {"-arch=" + choice.cuda_arch, "-Xcompiler", "-fPIC"});
+  } else {
+    // For the machine it runs on (issue 17): AVX2/FMA units where the host
+    // has them. FP contraction stays off (spec: no fused multiply-add), so
+    // the instruction set changes speed, not results.
+    flags.push_back("-ffp-contract=off");
+    if (!choice.portable) flags.push_back("-march=native");
+    // A shared library: the runtime library it links must be position-independent too.
+    if (choice.shared_library) flags.push_back("-fPIC");
+  }
   for (const std::string& dir : choice.system_includes) {
     flags.push_back("-isystem");
     flags.push_back(dir);
@@ -92,16 +107,16 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   ProcessResult probed = run_process(version);
   if (probed.kind == ProcessResult::Kind::Interrupted) return interrupted(probed.code);
   if (probed.kind == ProcessResult::Kind::NotStarted) {
-    return usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(probed) +
-                 (probed.code == ENOENT ? "; install one, or name it with --cxx or $CXX" : ""));
+    return usage(compiler_kind + " `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(probed) +
+                 (probed.code == ENOENT ? std::string("; install one, or name it with ") + (cuda ? "$NVCC" : "--cxx or $CXX") : ""));
   }
   std::string identity = describe(probed) + "\n" + read_text(version.stdout_path);
-  if (!choice.portable) identity += "\nhost " + host_cpu_identity();
+  if (!choice.portable && !cuda) identity += "\nhost " + host_cpu_identity();
   const std::string toolchain =
       identity + "\n" + join(cxx, std::string(1, '\0')) + "\n" + join(flags, std::string(1, '\0'));
   // The runtime library the code links (run_runtime.h), built only when
   // the code itself is not in the cache.
-  const std::string library_key = runtime_key(toolchain);
+  const std::string library_key = cuda ? "none" : runtime_key(toolchain);
   std::string key_text = "kdt run cache 3\n" + product + "\n" + toolchain + "\n" + library_key + "\n" + source;
   std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));
   std::string check_text = "check\n" + key_text;
@@ -121,27 +136,27 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   auto compile_failed = [&](const ProcessResult& built, const std::string& log, const std::string& what) {
     if (built.kind == ProcessResult::Kind::Interrupted) return interrupted(built.code);
     if (built.kind == ProcessResult::Kind::NotStarted) {
-      return usage("the C++ compiler `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(built));
+      return usage(compiler_kind + " `" + cxx[0] + "` (from " + cxx_origin + ") " + describe(built));
     }
     if (disk_full(work_dir, log)) {
-      return usage("no space left on device in " + work_dir + ": the C++ compiler `" + compiler +
+      return usage("no space left on device in " + work_dir + ": " + compiler_kind + " `" + compiler +
                    "` could not write its output");
     }
     BuildOutcome failed;
     failed.kind = BuildOutcome::Kind::CompilerFailed;
-    failed.message = "the C++ compiler `" + compiler + "` " + describe(built) + " on " + what +
+    failed.message = compiler_kind + " `" + compiler + "` " + describe(built) + " on " + what +
                      "; the code and the compiler's output are kept in " + work_dir;
     failed.log = log;
     return failed;
   };
   RuntimeLibrary library;
   RuntimeFailure library_failure;
-  if (!prepare_runtime(cache, library_key, cxx, flags, identity, work_dir, library, library_failure)) {
+  if (!cuda && !prepare_runtime(cache, library_key, cxx, flags, identity, work_dir, library, library_failure)) {
     if (!library_failure.message.empty()) return usage(library_failure.message);
     return compile_failed(library_failure.built, library_failure.log, "kdt's runtime library");
   }
   // The cache's entry names its file `kernel` whatever the product (run_cache.h).
-  std::string cpp_path = file("kernel.cpp");
+  std::string cpp_path = file(cuda ? "kernel.cu" : "kernel.cpp");
   std::string write_error = write_output(cpp_path, source);
   if (!write_error.empty()) return usage(write_error);
   ProcessSpec compile;
@@ -149,7 +164,9 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
   if (choice.shared_library) compile.argv.push_back("-shared");
   for (const std::string& a : {std::string("-o"), file("kernel"), cpp_path}) compile.argv.push_back(a);
-  for (const std::string& a : runtime_arguments(library)) compile.argv.push_back(a);
+  if (!cuda) {
+    for (const std::string& a : runtime_arguments(library)) compile.argv.push_back(a);
+  }
   compile.stdout_path = compile.stderr_path = file("compile.log");
   ProcessResult built = run_process(compile);
   if (built.kind != ProcessResult::Kind::Exited || built.code != 0) {

@@ -17,6 +17,9 @@ struct CompilerChoice {
   // the runtime library included, and -shared for the result.
   bool shared_library = false;
   std::vector<std::string> system_includes;  // -isystem DIR each (the XLA FFI headers)
+  // Non-empty: the source is CUDA, compiled by nvcc ($NVCC, else found as
+  // --emit=ptx finds it) for this arch, self-contained (no runtime library).
+  std::string cuda_arch;
 };
 
 struct BuildOutcome {

@@ -178,10 +178,18 @@ int run_transpile(const Options& options) {
         break;
       }
       case EmitKind::Cuda:
+      case EmitKind::CudaXlaFfi:
       case EmitKind::Ptx: {
         // The compiled path works on the IR before discharge: DMAs stay asynchronous.
         ir::Module module = take_module(*c, options.kernel);
         CudaEmitOptions cuda;
+        if (options.emit == EmitKind::CudaXlaFfi) {
+          cuda.binding = "xla-ffi";
+          for (const ir::Kernel& k : module.kernels) {
+            std::string refusal = cuda_ffi_refusal(k);
+            if (!refusal.empty()) return usage_error(options, refusal, c->diags.sorted(), &c->sources);
+          }
+        }
         cuda.arch = options.arch;
         cuda.threads = options.threads;
         cuda.input_name = c->sources.file(1).path;

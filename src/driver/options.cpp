@@ -9,6 +9,16 @@
 
 namespace kdt {
 
+// sm_ and a compute capability (sm_90, sm_90a, sm_100f): the value lands in
+// emitted code and in nvcc's command line, so nothing else passes.
+bool valid_cuda_arch(const std::string& a) {
+  size_t digits = 0;
+  while (3 + digits < a.size() && std::isdigit(static_cast<unsigned char>(a[3 + digits]))) ++digits;
+  size_t rest = a.size() - 3 - digits;
+  return a.rfind("sm_", 0) == 0 && digits >= 2 && digits <= 3 &&
+         (rest == 0 || (rest == 1 && (a.back() == 'a' || a.back() == 'f')));
+}
+
 namespace po = boost::program_options;
 
 namespace {
@@ -21,7 +31,7 @@ po::options_description describe() {
     ("help,h", "print this help and exit")
     ("version", "print the version and exit")
     ("emit", po::value<std::string>()->value_name("KIND"),
-     "what to produce: check (default), ast, ir, discharged-ir, cpp, c-api, xla-ffi, cuda, ptx")
+     "what to produce: check (default), ast, ir, discharged-ir, cpp, c-api, xla-ffi, cuda, cuda-xla-ffi, ptx")
     (",o", po::value<std::string>()->value_name("PATH"), "output file (default: standard output; - for it)");
   add_option_group(d, OptionGroup::Kernel);
   add_option_group(d, OptionGroup::Source);
@@ -180,8 +190,9 @@ std::string help_text() {
     << run_options_help()
     << "\nkdt build options (besides --kernel, -D, -I, --no-checks, --cxx, --cxxflags, --portable and the\n"
        "diagnostics options; see kdt build --help):\n"
-       "  --emit=c-api|xla-ffi        the binding of the shared library (default c-api)\n"
-       "  --xla-include DIR           the XLA FFI headers, for --emit=xla-ffi (jax.ffi.include_dir())\n"
+       "  --emit=c-api|xla-ffi|cuda-xla-ffi   the binding of the shared library (default c-api)\n"
+       "  --xla-include DIR           the XLA FFI headers, for the xla-ffi bindings (jax.ffi.include_dir())\n"
+       "  --arch SM                   for cuda-xla-ffi (nvcc): the GPU architecture (default sm_90)\n"
     << "\nExit status: 0 success (warnings allowed), 1 errors in the input, 2 bad command line or\n"
        "unreadable file, 3 internal error. See man kdt(1) for every option and diagnostic code.\n";
   return s.str();
@@ -351,7 +362,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
     static const std::map<std::string, EmitKind> kinds = {
         {"check", EmitKind::Check}, {"ast", EmitKind::Ast},   {"ir", EmitKind::Ir},   {"discharged-ir", EmitKind::DischargedIr},
         {"cpp", EmitKind::Cpp},     {"c-api", EmitKind::CApi}, {"xla-ffi", EmitKind::XlaFfi},
-        {"cuda", EmitKind::Cuda}, {"ptx", EmitKind::Ptx}};
+        {"cuda", EmitKind::Cuda}, {"cuda-xla-ffi", EmitKind::CudaXlaFfi}, {"ptx", EmitKind::Ptx}};
     if (!pick(vm["emit"].as<std::string>(), kinds, out.emit, "emit", result.error)) return fail(result.error);
   }
   if (vm.count("-o")) out.output = vm["-o"].as<std::string>();
@@ -361,16 +372,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   if (vm.count("MT")) out.dep_target = vm["MT"].as<std::string>();
   out.phony_targets = vm["MP"].as<bool>();
   if (vm.count("arch")) out.arch = vm["arch"].as<std::string>();
-  // sm_ and a compute capability (sm_90, sm_90a, sm_100f): the value lands
-  // in emitted code and in nvcc's command line, so nothing else passes.
-  auto valid_arch = [](const std::string& a) {
-    size_t digits = 0;
-    while (3 + digits < a.size() && std::isdigit(static_cast<unsigned char>(a[3 + digits]))) ++digits;
-    size_t rest = a.size() - 3 - digits;
-    return a.rfind("sm_", 0) == 0 && digits >= 2 && digits <= 3 &&
-           (rest == 0 || (rest == 1 && (a.back() == 'a' || a.back() == 'f')));
-  };
-  if (!valid_arch(out.arch)) {
+  if (!valid_cuda_arch(out.arch)) {
     return fail("invalid value '" + out.arch + "' for --arch; expected sm_80, sm_90, ...");
   }
   if (vm.count("threads")) {

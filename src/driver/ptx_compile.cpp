@@ -131,19 +131,6 @@ int compile_nvrtc(const std::string& cuda, const std::string& arch, std::string&
   return 1;
 }
 
-std::string find_nvcc() {
-  for (const std::string& root : cuda_roots()) {
-    if (::access((root + "/bin/nvcc").c_str(), X_OK) == 0) return root + "/bin/nvcc";
-  }
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-      if (!dir.empty() && ::access((dir + "/nvcc").c_str(), X_OK) == 0) return dir + "/nvcc";
-    }
-  }
-  return "";
-}
 
 int compile_nvcc(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error) {
   std::string nvcc = find_nvcc();
@@ -191,6 +178,20 @@ int compile_nvcc(const std::string& cuda, const std::string& arch, std::string& 
 }
 
 }  // namespace
+
+std::string find_nvcc() {
+  for (const std::string& root : cuda_roots()) {
+    if (::access((root + "/bin/nvcc").c_str(), X_OK) == 0) return root + "/bin/nvcc";
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+      if (!dir.empty() && ::access((dir + "/nvcc").c_str(), X_OK) == 0) return dir + "/nvcc";
+    }
+  }
+  return "";
+}
 
 PtxStatus compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error) {
   const char* no_cuda = std::getenv("KDT_NO_CUDA");

@@ -5,8 +5,7 @@
 // `kdt_module_json()`, which the Python package reads.
 #include "cpp_bindings.h"
 
-#include <nlohmann/json.hpp>
-
+#include "binding_common.h"
 #include "c_types.h"
 #include "loop_shapes.h"
 #include "target_names.h"
@@ -16,44 +15,6 @@ namespace kdt::emit {
 namespace {
 
 std::string c_type(DType t) { return emit::c_type(t, "kdt_rt"); }
-
-// A ref parameter's shape as the caller passes it: the mesh (two or more
-// axes) or [devices] (devices(N), N > 1) first, as `kdt run` reads .npy files.
-Shape caller_shape(const ir::Kernel& k, const ir::Ref& r) {
-  Shape shape;
-  if (k.mesh.size() >= 2) shape = k.mesh;
-  else if (k.devices > 1) shape = {k.devices};
-  shape.insert(shape.end(), r.shape.begin(), r.shape.end());
-  return shape;
-}
-
-const char* param_kind(const ir::Ref& r) { return !r.is_output ? "in" : r.starts_uninitialized ? "out" : "inout"; }
-
-std::string module_json(const ir::Module& module, const CppEmitOptions& options, const std::string& binding) {
-  nlohmann::json kernels = nlohmann::json::array();
-  for (const ir::Kernel& k : module.kernels) {
-    nlohmann::json params = nlohmann::json::array();
-    for (auto [is_ref, i] : k.params) {
-      if (is_ref) {
-        const ir::Ref& r = k.refs[i];
-        params.push_back({{"name", r.kd_name}, {"kind", param_kind(r)}, {"dtype", std::string(dtype_name(r.dtype))},
-                          {"shape", caller_shape(k, r)}});
-      } else {
-        const ir::ScalarParam& s = k.scalars[i];
-        params.push_back({{"name", s.kd_name}, {"kind", "scalar"}, {"dtype", std::string(dtype_name(s.dtype))}});
-      }
-    }
-    std::string symbol = (binding == "c-api" ? "kdt_call_" : "kdt_xla_") + k.kd_name;
-    kernels.push_back({{"name", k.kd_name}, {"symbol", symbol}, {"grid", k.grid}, {"devices", k.devices},
-                       {"mesh", k.mesh}, {"params", params}});
-  }
-  nlohmann::json doc = {{"abi", 1},
-                        {"binding", binding},
-                        {"checks", options.checks},
-                        {"source", options.input_name},
-                        {"kernels", kernels}};
-  return doc.dump();
-}
 
 // The kernel's call from per-parameter data pointers: `data(i)` is the
 // address of parameter i's first element (a ref) or of its value (a
@@ -109,7 +70,7 @@ void emit_common(const ir::Module& module, const CppEmitOptions& options, const 
   w.line();
   w.line("// The kernels of this file, their parameters (kind, dtype, the shape a caller passes) and the binding.");
   w.line("extern \"C\" __attribute__((visibility(\"default\"))) const char* kdt_module_json(void) {");
-  w.line("  return \"" + CodeWriter::escape(module_json(module, options, binding)) + "\";");
+  w.line("  return \"" + CodeWriter::escape(module_json(module, options.checks, options.input_name, binding, binding == "c-api" ? "kdt_call_" : "kdt_xla_")) + "\";");
   w.line("}");
   w.line();
 }
@@ -205,36 +166,6 @@ void emit_c_api(const ir::Module& module, const CppEmitOptions& options, CodeWri
   }
 }
 
-namespace {
-
-const char* xla_type(DType t) {
-  switch (t) {
-    case DType::Bool: return "PRED";
-    case DType::I8: return "S8";
-    case DType::I16: return "S16";
-    case DType::I32: return "S32";
-    case DType::I64: return "S64";
-    case DType::U8: return "U8";
-    case DType::U16: return "U16";
-    case DType::U32: return "U32";
-    case DType::U64: return "U64";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
-    case DType::F32: return "F32";
-    case DType::F64: return "F64";
-  }
-  return "INVALID";
-}
-
-// An attribute's C++ type for a scalar parameter: f16 and bf16 come as f32
-// (exact: every f16 and bf16 value is an f32), the others as themselves.
-std::string attr_type(DType t) {
-  if (t == DType::F16 || t == DType::BF16) return "float";
-  return emit::c_type(t, "kdt_rt");
-}
-
-}  // namespace
-
 void emit_xla_ffi(const ir::Module& module, const CppEmitOptions& options, CodeWriter& w) {
   w.line("// ===== XLA FFI handlers (--emit=xla-ffi, docs/c-api.md) =====");
   w.line("// One handler per kernel, `kdt_xla_KERNEL`, for jax.ffi.register_ffi_target(platform=\"cpu\"). Compile");
@@ -269,61 +200,19 @@ void emit_xla_ffi(const ir::Module& module, const CppEmitOptions& options, CodeW
   w.line("}  // namespace kdt_bind");
   w.line();
   for (const ir::Kernel& k : module.kernels) {
-    const TargetNames names(k);
-    // Buffers: every in and inout ref, in order; results: every inout and
-    // out ref, in order (an inout is aliased to its result, and copied into
-    // it when XLA gave it another buffer); attributes: the scalars by name,
-    // then the run options.
-    std::vector<std::string> params, bind_args, bind_rets, bind_attrs, checks;
-    std::vector<std::string> data(k.params.size());
-    for (size_t p = 0; p < k.params.size(); ++p) {
-      auto [is_ref, i] = k.params[p];
-      if (!is_ref) continue;
-      const ir::Ref& r = k.refs[i];
-      size_t count = static_cast<size_t>(count_of(caller_shape(k, r)));
-      std::string type = std::string("kdt_bind::ffi::DataType::") + xla_type(r.dtype);
-      std::string fit = ", " + type + ", " + std::to_string(count) + ")";
-      if (!r.is_output || !r.starts_uninitialized) {
-        params.push_back("kdt_bind::ffi::AnyBuffer " + names.refs[i] + "_in");
-        bind_args.push_back(".Arg<kdt_bind::ffi::AnyBuffer>()");
-        checks.push_back("kdt_bind::fits(" + names.refs[i] + "_in" + fit);
-        data[p] = names.refs[i] + "_in.untyped_data()";
-      }
-    }
-    for (size_t p = 0; p < k.params.size(); ++p) {
-      auto [is_ref, i] = k.params[p];
-      if (!is_ref || !k.refs[i].is_output) continue;
-      const ir::Ref& r = k.refs[i];
-      size_t count = static_cast<size_t>(count_of(caller_shape(k, r)));
-      params.push_back("kdt_bind::ffi::Result<kdt_bind::ffi::AnyBuffer> " + names.refs[i] + "_out");
-      bind_rets.push_back(".Ret<kdt_bind::ffi::AnyBuffer>()");
-      checks.push_back("kdt_bind::fits(*" + names.refs[i] + "_out, kdt_bind::ffi::DataType::" + xla_type(r.dtype) +
-                       ", " + std::to_string(count) + ")");
-      data[p] = names.refs[i] + "_out->untyped_data()";
-    }
-    for (size_t p = 0; p < k.params.size(); ++p) {
-      auto [is_ref, i] = k.params[p];
-      if (is_ref) continue;
-      const ir::ScalarParam& s = k.scalars[i];
-      params.push_back(attr_type(s.dtype) + " " + names.scalars[i] + "_attr");
-      bind_attrs.push_back(".Attr<" + attr_type(s.dtype) + ">(\"" + s.kd_name + "\")");
-    }
+    FfiSignature sig = ffi_signature(k, "kdt_rt");
     for (const char* option : {"kdt_dma_mode", "kdt_dma_order", "kdt_program_order", "kdt_jobs"}) {
-      params.push_back(std::string("int32_t ") + option);
-      bind_attrs.push_back(std::string(".Attr<int32_t>(\"") + option + "\")");
+      sig.params.push_back(std::string("int32_t ") + option);
+      sig.binds.push_back(std::string(".Attr<int32_t>(\"") + option + "\")");
     }
-    params.push_back("int64_t kdt_seed");
-    bind_attrs.push_back(".Attr<int64_t>(\"kdt_seed\")");
+    sig.params.push_back("int64_t kdt_seed");
+    sig.binds.push_back(".Attr<int64_t>(\"kdt_seed\")");
 
     std::string impl = "kdt_xla_" + k.kd_name + "_impl";
     w.line("// Kernel `" + k.kd_name + "`.");
-    std::string signature;
-    for (const std::string& p : params) signature += (signature.empty() ? "" : ", ") + p;
-    w.open("static kdt_bind::ffi::Error " + impl + "(" + signature + ") {");
-    std::string all_fit;
-    for (const std::string& c : checks) all_fit += (all_fit.empty() ? "" : " && ") + c;
-    if (!all_fit.empty()) {
-      w.open("if (!(" + all_fit + ")) {");
+    w.open("static kdt_bind::ffi::Error " + impl + "(" + ffi_parameters(sig.params) + ") {");
+    if (!sig.fits.empty()) {
+      w.open("if (!(" + sig.fits + ")) {");
       w.line("return kdt_bind::ffi::Error(kdt_bind::ffi::ErrorCode::kInvalidArgument, \"kdt: kernel `" + k.kd_name +
              "` was called with buffers of other dtypes or sizes than its parameters\");");
       w.close();
@@ -333,34 +222,27 @@ void emit_xla_ffi(const ir::Module& module, const CppEmitOptions& options, CodeW
     w.line("return kdt_bind::ffi::Error(kdt_bind::ffi::ErrorCode::kInvalidArgument, \"kdt: invalid run options\");");
     w.close();
     // An inout's result starts as its argument (when XLA did not alias them).
-    for (size_t p = 0; p < k.params.size(); ++p) {
-      auto [is_ref, i] = k.params[p];
-      if (!is_ref || !k.refs[i].is_output || k.refs[i].starts_uninitialized) continue;
-      const std::string& n = names.refs[i];
-      w.open("if (" + n + "_out->untyped_data() != " + n + "_in.untyped_data()) {");
-      w.line("std::memcpy(" + n + "_out->untyped_data(), " + n + "_in.untyped_data(), " + n + "_in.size_bytes());");
+    for (const auto& [out, in] : sig.inouts) {
+      w.open("if (" + out + "->untyped_data() != " + in + ".untyped_data()) {");
+      w.line("std::memcpy(" + out + "->untyped_data(), " + in + ".untyped_data(), " + in + ".size_bytes());");
       w.close();
     }
     // Scalars: f16 and bf16 from their f32 attribute.
+    size_t next_scalar = 0;
     for (size_t p = 0; p < k.params.size(); ++p) {
-      auto [is_ref, i] = k.params[p];
-      if (is_ref) continue;
-      const ir::ScalarParam& s = k.scalars[i];
-      std::string value = names.scalars[i] + "_attr";
-      if (s.dtype == DType::F16) value = "kdt_rt::f16_from_f64(" + value + ")";
-      if (s.dtype == DType::BF16) value = "kdt_rt::bf16_from_f64(" + value + ")";
-      w.line(c_type(s.dtype) + " " + names.scalars[i] + "_value = " + value + ";");
-      data[p] = "&" + names.scalars[i] + "_value";
+      if (k.params[p].first) continue;
+      const auto& [name, dtype] = sig.scalars[next_scalar++];
+      std::string value = name + "_attr";
+      if (dtype == DType::F16) value = "kdt_rt::f16_from_f64(" + value + ")";
+      if (dtype == DType::BF16) value = "kdt_rt::bf16_from_f64(" + value + ")";
+      w.line(c_type(dtype) + " " + name + "_value = " + value + ";");
+      sig.data[p] = "&" + name + "_value";
     }
-    emit_kernel_call(k, [&](size_t p) { return data[p]; }, w);
+    emit_kernel_call(k, [&](size_t p) { return sig.data[p]; }, w);
     w.line("if (status != 0) return kdt_bind::error_of(failure);");
     w.line("return kdt_bind::ffi::Error::Success();");
     w.close();
-    std::string bind = "kdt_bind::ffi::Ffi::Bind()";
-    for (const auto* list : {&bind_args, &bind_rets, &bind_attrs}) {
-      for (const std::string& b : *list) bind += b;
-    }
-    w.line("XLA_FFI_DEFINE_HANDLER_SYMBOL(kdt_xla_" + k.kd_name + ", " + impl + ", " + bind + ");");
+    w.line("XLA_FFI_DEFINE_HANDLER_SYMBOL(kdt_xla_" + k.kd_name + ", " + impl + ", " + ffi_bind_chain("", sig.binds) + ");");
     w.line();
   }
 }

@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "c_types.h"
+#include "cuda_bindings.h"
 #include "cuda_kernel_emitter.h"
 #include "licence.h"
 #include "kdt/runtime/kdt_runtime.h"
@@ -104,6 +105,15 @@ std::string const_literal(const Expr& e) {
 
 }  // namespace cuda
 
+std::string cuda_ffi_refusal(const ir::Kernel& kernel) {
+  if (kernel.devices <= 1) return "";
+  // JAX gives a handler one device's buffers and stream; a devices(N)
+  // kernel needs N devices' programs running together (issue 19, item 7).
+  return "kernel `" + kernel.kd_name + "` has devices(" + std::to_string(kernel.devices) +
+         "): the CUDA XLA FFI handler runs single-device kernels; pick another with --kernel, or use the CPU handler "
+         "(--emit=xla-ffi)";
+}
+
 bool emit_cuda(const ir::Module& module, const SourceManager& sources, const CudaEmitOptions& options,
                DiagnosticEngine& diags, std::string& out) {
   emit::CodeWriter w(sources);
@@ -125,6 +135,10 @@ bool emit_cuda(const ir::Module& module, const SourceManager& sources, const Cud
   }
   w.line("}  // namespace kdt_kernels");
   if (!ok) return false;
+  if (options.binding == "xla-ffi") {
+    w.line();
+    emit::emit_cuda_xla_ffi(module, options, w);
+  }
   out = w.str();
   return true;
 }

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <filesystem>
 #include <string>
 
 #include "test_support.h"
@@ -20,11 +21,15 @@ TEST_SUITE("run") {
     };
     const Case cases[] = {
         {"build", "no input file"},
-        {"build " + q + " --emit=cpp", "kdt build makes c-api or xla-ffi"},
+        {"build " + q + " --emit=cpp", "kdt build makes c-api, xla-ffi or cuda-xla-ffi"},
+        {"build " + q + " --emit=cuda-xla-ffi", "--emit=cuda-xla-ffi needs --xla-include DIR"},
+        {"build " + q + " --emit=cuda-xla-ffi --cxx g++", "--emit=cuda-xla-ffi compiles with nvcc ($NVCC)"},
+        {"build " + q + " --emit=cuda-xla-ffi --arch sm_9", "invalid value 'sm_9' for --arch"},
+        {"build " + q + " --arch sm_90", "--arch applies to --emit=cuda-xla-ffi"},
         {"build " + q + " --emit=xla-ffi", "--emit=xla-ffi needs --xla-include DIR"},
         {"build " + q + " --emit=xla-ffi --xla-include " + kdt::test::shell_quote(tmp.path.string()),
          "there is no xla/ffi/api/ffi.h in it"},
-        {"build " + q + " --xla-include /tmp", "--xla-include applies to --emit=xla-ffi"},
+        {"build " + q + " --xla-include /tmp", "--xla-include applies to --emit=xla-ffi and --emit=cuda-xla-ffi"},
         {"build " + q + " --dma-mode=eager", "chosen at each call of a built kernel"},
         {"build " + q + " --kernel nope", "--kernel nope: no such kernel"},
         {"build " + q + " -D NOPE=1", "-D NOPE"},
@@ -42,6 +47,16 @@ TEST_SUITE("run") {
     CHECK(bad.status == 1);
     CHECK(bad.err.find("k.kd:1:") != std::string::npos);
     CHECK(bad.err.find("[undefined-name]") != std::string::npos);
+    // A devices(N) kernel has no CUDA FFI handler: refused by name before nvcc runs.
+    kdt::test::write_text(kd, "kernel k(y: out i32[2] @global) grid(1) devices(2) { y[...] = 1; }\n");
+    std::string include = tmp.file("xla");
+    std::filesystem::create_directories(tmp.file("xla/xla/ffi/api"));
+    kdt::test::write_text(tmp.file("xla/xla/ffi/api/ffi.h"), "");
+    kdt::test::RunResult multi = kdt::test::run_kdt("build " + q + " --emit=cuda-xla-ffi --xla-include " +
+                                                    kdt::test::shell_quote(include));
+    CHECK(multi.status == 2);
+    CHECK_MESSAGE(multi.err.find("kernel `k` has devices(2): the CUDA XLA FFI handler runs single-device kernels") !=
+                      std::string::npos, multi.err);
   }
 
   TEST_CASE("kdt build prints a library with the C ABI; a second build is served by the cache") {

@@ -101,6 +101,8 @@ TEST_SUITE("samples") {
     golden("accumulate_blocks.kd", "c-api", "accumulate_blocks.c-api.cpp");
     golden("dma_pipeline.kd", "xla-ffi", "dma_pipeline.xla-ffi.cpp");
     golden("ring_exchange.kd", "xla-ffi", "ring_exchange.xla-ffi.cpp");
+    // The CUDA platform's handlers: XLA's stream, scalars (f32) as attributes.
+    golden("layernorm.kd", "cuda-xla-ffi --arch=sm_90", "layernorm.cuda-xla-ffi.cu");
   }
 
   TEST_CASE("golden --emit=cuda") {

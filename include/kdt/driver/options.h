@@ -16,7 +16,7 @@
 
 namespace kdt {
 
-enum class EmitKind { Check, Ast, Ir, DischargedIr, Cpp, CApi, XlaFfi, Cuda, Ptx };
+enum class EmitKind { Check, Ast, Ir, DischargedIr, Cpp, CApi, XlaFfi, Cuda, CudaXlaFfi, Ptx };
 
 struct Options {
   std::string input;
@@ -57,6 +57,9 @@ struct ParseResult {
 
 // `kdt [OPTIONS] FILE`.
 ParseResult parse_options(const std::vector<std::string>& args, Options& out);
+// Whether A names a CUDA arch kdt accepts: sm_ and 2-3 digits, optionally a or f (sm_90a).
+bool valid_cuda_arch(const std::string& a);
+
 std::string help_text();
 
 // `kdt lsp [OPTIONS]`: the Source and Limits groups, --stdio and -h.

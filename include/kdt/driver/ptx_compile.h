@@ -13,6 +13,10 @@ enum class PtxStatus {
   ToolchainMissing,  // neither was found (`error` says where kdt looked)
 };
 
+// nvcc's path: under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda, then on
+// PATH; "" when there is none.
+std::string find_nvcc();
+
 // Compiles CUDA C++ to PTX for `arch`; anything but Ok sets `error`.
 PtxStatus compile_to_ptx(const std::string& cuda, const std::string& arch, std::string& ptx, std::string& error);
 

@@ -13,7 +13,13 @@ struct CudaEmitOptions {
   std::string arch = "sm_90";  // --arch
   int threads = 128;           // --threads (a kernel's threads(T) wins)
   std::string input_name;
+  // "xla-ffi": an XLA FFI handler per kernel for the CUDA platform after
+  // the launchers (--emit=cuda-xla-ffi; single-device kernels only).
+  std::string binding;
 };
+
+// Why `kernel` cannot have a CUDA XLA FFI handler ("" when it can).
+std::string cuda_ffi_refusal(const ir::Kernel& kernel);
 
 // Returns false (with diagnostics) when a construct cannot be compiled.
 bool emit_cuda(const ir::Module& module, const SourceManager& sources, const CudaEmitOptions& options,

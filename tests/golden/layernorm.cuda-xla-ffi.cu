@@ -1,0 +1,242 @@
+namespace kdt_kernels {
+
+// Kernel `layernorm`: grid [64] = 64 blocks of 128 threads, 34208 bytes of dynamic shared memory.
+__global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd)
+{
+  extern __shared__ __align__(128) unsigned char kdt_smem[];
+  const int64_t kdt_tid = threadIdx.x;
+  const int64_t kdt_nt = blockDim.x;
+  (void)kdt_tid;
+  (void)kdt_nt;
+  unsigned char* const kdt_red = kdt_smem + 8192;
+  (void)kdt_red;
+  const int64_t kdt_flat = blockIdx.x;
+  const int32_t kdt_pid0 = static_cast<int32_t>(kdt_flat / 1 % 64);
+  (void)kdt_pid0;
+  float* const kdt_s_xs = reinterpret_cast<float*>(kdt_smem + 0);  // scratch f32[8, 256] @shared
+  (void)kdt_s_xs;
+  kdt_cu::DmaQueue kdt_q_ld[1] = {};
+  unsigned char* const kdt_bar_ld = kdt_smem + 9216;
+  if (kdt_tid == 0) {
+    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 9216 + 8 * b_);
+    kdt_cu::mbar_init_fence();
+  }
+  __syncthreads();
+#line 21 "samples/layernorm.kd"
+  // assert: checked on the C++ path only
+#line 22 "samples/layernorm.kd"
+  int32_t r0 = kdt_cu::op_mul(kdt_pid0, int32_t(8));
+  (void)r0;
+#line 24 "samples/layernorm.kd"
+  {  // DMA: dst = src, 8192 bytes
+    const int64_t start0_ = static_cast<int64_t>(r0);
+    const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(x + (start0_ + 0) * 256) | reinterpret_cast<uintptr_t>(kdt_s_xs + 0)) & 15) == 0;
+    if (kdt_bulk) {
+      kdt_cu::fence_proxy_async_shared();
+      __syncthreads();
+      if (kdt_tid == 0) {
+        kdt_cu::mbar_expect_tx(kdt_bar_ld + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]), 8192u);
+        kdt_cu::bulk_g2s(kdt_s_xs + 0, x + (start0_ + 0) * 256, 8192u, kdt_bar_ld + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]));
+      }
+      kdt_cu::dma_push(kdt_q_ld[0], 1);
+    } else {
+      __syncthreads();
+      for (int64_t e1_ = kdt_tid; e1_ < 2048; e1_ += kdt_nt) {
+        const int64_t i1_0_ = (e1_ / 256);
+        (void)i1_0_;
+        const int64_t i1_1_ = e1_ % 256;
+        (void)i1_1_;
+        kdt_s_xs[(i1_0_) * 256 + (i1_1_)] = x[(start0_ + i1_0_) * 256 + (i1_1_)];
+      }
+      __syncthreads();
+      kdt_cu::dma_push(kdt_q_ld[0], 0);
+    }
+  }
+#line 25 "samples/layernorm.kd"
+  kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 64);
+#line 27 "samples/layernorm.kd"
+  float* const t = reinterpret_cast<float*>(kdt_smem + 9344);
+  __syncthreads();
+  for (int64_t e2_ = kdt_tid; e2_ < 2048; e2_ += kdt_nt) {
+    const int64_t i2_0_ = (e2_ / 256);
+    (void)i2_0_;
+    const int64_t i2_1_ = e2_ % 256;
+    (void)i2_1_;
+    t[e2_] = kdt_s_xs[(i2_0_) * 256 + (i2_1_)];
+  }
+  __syncthreads();
+#line 28 "samples/layernorm.kd"
+  float* const mean = reinterpret_cast<float*>(kdt_smem + 17536);
+  float* const t3_ = reinterpret_cast<float*>(kdt_smem + 17664);
+  __syncthreads();
+  for (int64_t o4_ = kdt_tid; o4_ < 8; o4_ += kdt_nt) {
+    float acc_ = float();
+    for (int64_t r_ = 0; r_ < 256; ++r_) acc_ = kdt_cu::AddOp{}(acc_, t[(o4_ / 1) * 256 + o4_ % 1 + r_ * 1]);
+    t3_[o4_] = acc_;
+  }
+  __syncthreads();
+  __syncthreads();
+  for (int64_t e5_ = kdt_tid; e5_ < 8; e5_ += kdt_nt) {
+    const int64_t i5_0_ = e5_;
+    (void)i5_0_;
+    const int64_t i5_1_ = e5_ % 1;
+    (void)i5_1_;
+    mean[e5_] = kdt_cu::op_div(t3_[e5_], kdt_cu::convert<float>(int32_t(256)));
+  }
+  __syncthreads();
+#line 29 "samples/layernorm.kd"
+  float* const c = reinterpret_cast<float*>(kdt_smem + 17664);
+  __syncthreads();
+  for (int64_t e6_ = kdt_tid; e6_ < 2048; e6_ += kdt_nt) {
+    const int64_t i6_0_ = (e6_ / 256);
+    (void)i6_0_;
+    const int64_t i6_1_ = e6_ % 256;
+    (void)i6_1_;
+    c[e6_] = kdt_cu::op_sub(t[e6_], mean[i6_0_]);
+  }
+  __syncthreads();
+#line 30 "samples/layernorm.kd"
+  float* const variance = reinterpret_cast<float*>(kdt_smem + 25856);
+  float* const t8_ = reinterpret_cast<float*>(kdt_smem + 25984);
+  __syncthreads();
+  for (int64_t e9_ = kdt_tid; e9_ < 2048; e9_ += kdt_nt) {
+    const int64_t i9_0_ = (e9_ / 256);
+    (void)i9_0_;
+    const int64_t i9_1_ = e9_ % 256;
+    (void)i9_1_;
+    t8_[e9_] = kdt_cu::op_mul(c[e9_], c[e9_]);
+  }
+  __syncthreads();
+  float* const t7_ = reinterpret_cast<float*>(kdt_smem + 34176);
+  __syncthreads();
+  for (int64_t o10_ = kdt_tid; o10_ < 8; o10_ += kdt_nt) {
+    float acc_ = float();
+    for (int64_t r_ = 0; r_ < 256; ++r_) acc_ = kdt_cu::AddOp{}(acc_, t8_[(o10_ / 1) * 256 + o10_ % 1 + r_ * 1]);
+    t7_[o10_] = acc_;
+  }
+  __syncthreads();
+  __syncthreads();
+  for (int64_t e11_ = kdt_tid; e11_ < 8; e11_ += kdt_nt) {
+    const int64_t i11_0_ = e11_;
+    (void)i11_0_;
+    const int64_t i11_1_ = e11_ % 1;
+    (void)i11_1_;
+    variance[e11_] = kdt_cu::op_div(t7_[e11_], kdt_cu::convert<float>(int32_t(256)));
+  }
+  __syncthreads();
+#line 31 "samples/layernorm.kd"
+  float* const rs = reinterpret_cast<float*>(kdt_smem + 25984);
+  __syncthreads();
+  for (int64_t e12_ = kdt_tid; e12_ < 8; e12_ += kdt_nt) {
+    const int64_t i12_0_ = e12_;
+    (void)i12_0_;
+    const int64_t i12_1_ = e12_ % 1;
+    (void)i12_1_;
+    rs[e12_] = kdt_cu::math::rsqrt(kdt_cu::op_add(variance[e12_], eps));
+  }
+  __syncthreads();
+#line 32 "samples/layernorm.kd"
+  float* const g = reinterpret_cast<float*>(kdt_smem + 26112);
+  float* const t14_ = reinterpret_cast<float*>(kdt_smem + 27136);
+  __syncthreads();
+  for (int64_t e15_ = kdt_tid; e15_ < 256; e15_ += kdt_nt) {
+    const int64_t i15_0_ = e15_;
+    (void)i15_0_;
+    t14_[e15_] = gamma[(i15_0_)];
+  }
+  __syncthreads();
+  __syncthreads();
+  for (int64_t e16_ = kdt_tid; e16_ < 256; e16_ += kdt_nt) {
+    const int64_t i16_0_ = (e16_ / 256);
+    (void)i16_0_;
+    const int64_t i16_1_ = e16_ % 256;
+    (void)i16_1_;
+    g[e16_] = t14_[e16_];
+  }
+  __syncthreads();
+#line 33 "samples/layernorm.kd"
+  float* const t18_ = reinterpret_cast<float*>(kdt_smem + 27136);
+  __syncthreads();
+  for (int64_t e19_ = kdt_tid; e19_ < 256; e19_ += kdt_nt) {
+    const int64_t i19_0_ = e19_;
+    (void)i19_0_;
+    t18_[e19_] = beta[(i19_0_)];
+  }
+  __syncthreads();
+  const int64_t start20_ = static_cast<int64_t>(r0);
+  __syncthreads();
+  for (int64_t e21_ = kdt_tid; e21_ < 2048; e21_ += kdt_nt) {
+    const int64_t i21_0_ = (e21_ / 256);
+    (void)i21_0_;
+    const int64_t i21_1_ = e21_ % 256;
+    (void)i21_1_;
+    y[(start20_ + i21_0_) * 256 + (i21_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e21_], rs[i21_0_]), g[i21_1_]), t18_[i21_1_]);
+  }
+  __syncthreads();
+#line 34 "samples/layernorm.kd"
+  const int64_t start22_ = static_cast<int64_t>(r0);
+  __syncthreads();
+  for (int64_t e23_ = kdt_tid; e23_ < 8; e23_ += kdt_nt) {
+    const int64_t i23_0_ = e23_;
+    (void)i23_0_;
+    const int64_t i23_1_ = e23_ % 1;
+    (void)i23_1_;
+    rstd[(start22_ + i23_0_)] = rs[e23_];
+  }
+  __syncthreads();
+}
+
+#ifndef __CUDACC_RTC__
+constexpr unsigned layernorm_threads = 128;
+constexpr unsigned layernorm_blocks = 64;
+constexpr size_t layernorm_shared_bytes = 34208;
+// Launches `layernorm` on `stream`: device pointers (row-major), scalars by value.
+// Returns the launch status (cudaGetLastError after the launch).
+inline cudaError_t layernorm(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd, cudaStream_t stream = 0) {
+  if (layernorm_shared_bytes > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(layernorm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(layernorm_shared_bytes));
+    if (e != cudaSuccess) return e;
+  }
+  layernorm_kernel<<<dim3(layernorm_blocks), dim3(layernorm_threads), layernorm_shared_bytes, stream>>>(x, gamma, beta, eps, y, rstd);
+  return cudaGetLastError();
+}
+#endif  // __CUDACC_RTC__
+
+}  // namespace kdt_kernels
+
+// ===== XLA FFI handlers for the CUDA platform (--emit=cuda-xla-ffi, docs/c-api.md) =====
+// One handler per kernel, `kdt_xla_cuda_KERNEL`, for jax.ffi.register_ffi_target(platform="CUDA").
+// Compile with nvcc and the headers jaxlib ships: -isystem $(python -c 'import jax; print(jax.ffi.include_dir())').
+#ifndef __CUDACC_RTC__
+#include "xla/ffi/api/ffi.h"
+
+// The kernels of this file, their parameters (kind, dtype, the shape a caller passes) and the binding.
+extern "C" __attribute__((visibility("default"))) const char* kdt_module_json(void) {
+  return "{\"abi\":1,\"binding\":\"cuda-xla-ffi\",\"checks\":false,\"kernels\":[{\"devices\":1,\"grid\":[64],\"mesh\":[1],\"name\":\"layernorm\",\"params\":[{\"dtype\":\"f32\",\"kind\":\"in\",\"name\":\"x\",\"shape\":[512,256]},{\"dtype\":\"f32\",\"kind\":\"in\",\"name\":\"gamma\",\"shape\":[256]},{\"dtype\":\"f32\",\"kind\":\"in\",\"name\":\"beta\",\"shape\":[256]},{\"dtype\":\"f32\",\"kind\":\"scalar\",\"name\":\"eps\"},{\"dtype\":\"f32\",\"kind\":\"out\",\"name\":\"y\",\"shape\":[512,256]},{\"dtype\":\"f32\",\"kind\":\"out\",\"name\":\"rstd\",\"shape\":[512,1]}],\"symbol\":\"kdt_xla_cuda_layernorm\"}],\"source\":\"samples/layernorm.kd\"}";
+}
+
+namespace kdt_bind {
+namespace ffi = xla::ffi;
+// A buffer of the wrong type or size (a caller that bypassed kdt.jax's checks).
+static bool fits(const ffi::AnyBuffer& b, ffi::DataType type, size_t count) {
+  return b.element_type() == type && b.element_count() == count;
+}
+// A CUDA error as the FFI error JAX raises.
+static ffi::Error cuda_error(const char* kernel, const char* what, cudaError_t e) {
+  return ffi::Error(ffi::ErrorCode::kInternal, std::string("kdt: kernel `") + kernel + "`: " + what + ": " +
+                    cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+}  // namespace kdt_bind
+
+// Kernel `layernorm`.
+static kdt_bind::ffi::Error kdt_xla_cuda_layernorm_impl(cudaStream_t stream, kdt_bind::ffi::AnyBuffer x_in, kdt_bind::ffi::AnyBuffer gamma_in, kdt_bind::ffi::AnyBuffer beta_in, kdt_bind::ffi::Result<kdt_bind::ffi::AnyBuffer> y_out, kdt_bind::ffi::Result<kdt_bind::ffi::AnyBuffer> rstd_out, float eps_attr) {
+  if (!(kdt_bind::fits(x_in, kdt_bind::ffi::DataType::F32, 131072) && kdt_bind::fits(gamma_in, kdt_bind::ffi::DataType::F32, 256) && kdt_bind::fits(beta_in, kdt_bind::ffi::DataType::F32, 256) && kdt_bind::fits(*y_out, kdt_bind::ffi::DataType::F32, 131072) && kdt_bind::fits(*rstd_out, kdt_bind::ffi::DataType::F32, 512))) {
+    return kdt_bind::ffi::Error(kdt_bind::ffi::ErrorCode::kInvalidArgument, "kdt: kernel `layernorm` was called with buffers of other dtypes or sizes than its parameters");
+  }
+  cudaError_t e = kdt_kernels::layernorm(static_cast<const float*>(x_in.untyped_data()), static_cast<const float*>(gamma_in.untyped_data()), static_cast<const float*>(beta_in.untyped_data()), eps_attr, static_cast<float*>(y_out->untyped_data()), static_cast<float*>(rstd_out->untyped_data()), stream);
+  if (e != cudaSuccess) return kdt_bind::cuda_error("layernorm", "launch", e);
+  return kdt_bind::ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kdt_xla_cuda_layernorm, kdt_xla_cuda_layernorm_impl, kdt_bind::ffi::Ffi::Bind().Ctx<kdt_bind::ffi::PlatformStream<cudaStream_t>>().Arg<kdt_bind::ffi::AnyBuffer>().Arg<kdt_bind::ffi::AnyBuffer>().Arg<kdt_bind::ffi::AnyBuffer>().Ret<kdt_bind::ffi::AnyBuffer>().Ret<kdt_bind::ffi::AnyBuffer>().Attr<float>("eps"));
+
+#endif  // __CUDACC_RTC__
