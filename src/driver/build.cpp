@@ -153,6 +153,7 @@ int build_main(const std::vector<std::string>& raw) {
     options.arch = choice.cuda_arch;
     options.input_name = c->sources.file(1).path;
     options.binding = "xla-ffi";
+    options.output_name = "kernel.cu";
     if (!emit_cuda(module, c->sources, options, c->diags, source) || c->diags.has_errors()) return finish(1);
   } else {
     if (!discharge_module(module, c->diags) || c->diags.has_errors()) return finish(1);
@@ -161,6 +162,7 @@ int build_main(const std::vector<std::string>& raw) {
     cpp.input_name = c->sources.file(1).path;
     cpp.separate_runtime = true;
     cpp.binding = binding;
+    cpp.output_name = "kernel.cpp";
     source = emit_cpp(module, c->sources, cpp);
   }
 

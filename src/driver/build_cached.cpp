@@ -71,7 +71,9 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   std::vector<std::string> cxx;
   if (!split_words(cxx_text, cxx, error)) return usage(std::string(cxx_origin) + " '" + cxx_text + "': " + error);
   if (cxx.empty()) cxx = {"c++"};
-  std::vector<std::string> flags = {"-std=c++17", "-O2"};
+  std::vector<std::string> flags = {"-std=c++17"};
+  if (choice.debug) flags.insert(flags.end(), {"-g", "-O0"});
+  else flags.push_back("-O2");
   if (cuda) {
     // The CUDA output is self-contained; nvcc's host compiler makes it position-independent.
     flags.insert(flags.end(), {"-arch=" + choice.cuda_arch, "-Xcompiler", "-fPIC"});

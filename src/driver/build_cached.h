@@ -13,6 +13,7 @@ struct CompilerChoice {
   std::string cxx;                    // --cxx; else $CXX; else c++ (split into words)
   std::vector<std::string> cxxflags;  // each --cxxflags, split into words
   bool portable = false;              // --portable: no -march=native
+  bool debug = false;                 // kdt run -g: -g -O0 instead of -O2
   // A shared library (kdt build): position-independent code throughout,
   // the runtime library included, and -shared for the result.
   bool shared_library = false;

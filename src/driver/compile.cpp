@@ -167,6 +167,7 @@ int run_transpile(const Options& options) {
           cpp.harness = options.harness && options.emit == EmitKind::Cpp;
           cpp.binding = options.emit == EmitKind::CApi ? "c-api" : options.emit == EmitKind::XlaFfi ? "xla-ffi" : "";
           cpp.input_name = c->sources.file(1).path;
+          cpp.output_name = options.output == "-" ? "<stdout>" : options.output;
           cpp.dma_mode = options.dma_mode;
           cpp.dma_order = options.dma_order;
           cpp.program_order = options.program_order;
@@ -193,6 +194,7 @@ int run_transpile(const Options& options) {
         cuda.arch = options.arch;
         cuda.threads = options.threads;
         cuda.input_name = c->sources.file(1).path;
+        cuda.output_name = options.output == "-" ? "<stdout>" : options.output;
         size_t errors = c->diags.error_count();
         if (!emit_cuda(module, c->sources, cuda, c->diags, output)) {
           if (c->diags.error_count() > errors) break;

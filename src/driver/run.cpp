@@ -7,6 +7,7 @@
 // signal stops the run cleanly (signals).
 #include "kdt/driver/run.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -109,6 +110,44 @@ std::string harness_message(const std::string& err) {
   return "";
 }
 
+// `kdt run --gdb` (issue 21): gdb on the compiled kernel, in kdt's own
+// process group and with the terminal (gdb reads it, and ^C reaches gdb and
+// the kernel as in any debugging session), with default signal handling.
+// `directory DIR` lets gdb show the generated C++ beside the KD source
+// (the cache keeps kernel.cpp beside the binary). Returns gdb's status.
+template <class Fail>
+int run_under_gdb(const std::vector<std::string>& kernel_argv, const std::string& gdb_args, const std::string& dir,
+                  Fail&& fail_usage) {
+  std::vector<std::string> argv = {"gdb", "-ex", "directory " + dir};
+  std::string error;
+  std::vector<std::string> extra;
+  if (!split_words(gdb_args, extra, error)) return fail_usage("--gdb-args '" + gdb_args + "': " + error);
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("--args");
+  argv.insert(argv.end(), kernel_argv.begin(), kernel_argv.end());
+  std::vector<char*> c_argv;
+  for (std::string& a : argv) c_argv.push_back(a.data());
+  c_argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t child = ::fork();
+  if (child < 0) return fail_usage(std::string("cannot start gdb: ") + std::strerror(errno));
+  if (child == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGXFSZ}) ::signal(sig, SIG_DFL);
+    ::execvp(c_argv[0], c_argv.data());
+    std::fprintf(stderr, "kdt: error: cannot run gdb: %s%s\n", std::strerror(errno),
+                 errno == ENOENT ? " (install gdb, or run the kernel without --gdb)" : "");
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace
 
 int run_main(const std::vector<std::string>& args) {
@@ -162,6 +201,7 @@ int run_main(const std::vector<std::string>& args) {
   cpp.harness = true;
   cpp.input_name = c->sources.file(1).path;
   cpp.separate_runtime = true;
+  cpp.output_name = "kernel.cpp";  // as the cache keeps it beside the binary (run_cache.h)
   std::string source = emit_cpp(module, c->sources, cpp);
   if (int sig = interrupt_signal()) return interrupted(sig);
 
@@ -171,6 +211,7 @@ int run_main(const std::vector<std::string>& args) {
   choice.cxx = options.cxx;
   choice.cxxflags = options.cxxflags;
   choice.portable = options.portable;
+  choice.debug = options.debug;
   BuildOutcome built = build_cached(source, choice, tmp.path);
   for (const std::string& w : built.warnings) warn(w);
   switch (built.kind) {
@@ -190,14 +231,9 @@ int run_main(const std::vector<std::string>& args) {
   std::error_code ec;
   fs::create_directories(options.output_dir, ec);
   if (ec) return fail_usage("cannot create the output directory " + options.output_dir + ": " + ec.message());
-  // Outputs go to DIR/.NAME.npy.kdt-TAG until the kernel succeeded; the
-  // tag lets kdt remove them whatever became of the kernel.
-  std::string tag = random_tag();
   ProcessSpec run;
-  run.argv = {binary,      "--output-dir",      options.output_dir,  "--seed",
-              std::to_string(options.seed),    "--dma-mode",        common.dma_mode,
-              "--dma-order",     common.dma_order,     "--program-order", common.program_order,
-              "--diag-json",     tmp.file("diag.json"), "--temp-tag",    tag};
+  run.argv = {binary, "--output-dir", options.output_dir, "--seed", std::to_string(options.seed),
+              "--dma-mode", common.dma_mode, "--dma-order", common.dma_order, "--program-order", common.program_order};
   for (const auto& [name, value] : options.inputs) {
     run.argv.push_back("--input");
     run.argv.push_back(name + "=" + value);
@@ -210,6 +246,18 @@ int run_main(const std::vector<std::string>& args) {
   if (options.jobs > 0) {
     run.argv.push_back("--jobs");
     run.argv.push_back(std::to_string(options.jobs));
+  }
+  if (options.gdb) {
+    emit_diagnostics(common, c->diags.sorted(), c->sources);
+    // The binary stays where it is: in the cache, or (without one) in the kept work directory.
+    tmp.keep = binary.rfind(tmp.path, 0) == 0;
+    return run_under_gdb(run.argv, options.gdb_args, fs::path(binary).parent_path().string(), fail_usage);
+  }
+  // Outputs go to DIR/.NAME.npy.kdt-TAG until the kernel succeeded; the
+  // tag lets kdt remove them whatever became of the kernel.
+  std::string tag = random_tag();
+  for (const std::string& a : {std::string("--diag-json"), tmp.file("diag.json"), std::string("--temp-tag"), tag}) {
+    run.argv.push_back(a);
   }
   run.stdout_path = tmp.file("stdout");
   run.stderr_path = tmp.file("stderr");

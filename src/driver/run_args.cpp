@@ -29,7 +29,12 @@ std::string run_options_help() {
          "  --portable                  compile for any CPU of the host's kind, not -march=native\n"
          "  --timeout SECONDS           stop the kernel if it runs longer (default: no limit)\n"
          "  -j N, --jobs N              threads for the programs (default: the cores available); results\n"
-         "                              and diagnostics are those of -j 1\n";
+         "                              and diagnostics are those of -j 1\n"
+         "  -g                          compile with debug information and without optimisation (-g -O0):\n"
+         "                              breakpoints and steps on KD lines\n"
+         "  --gdb                       run the kernel under gdb with its inputs (implies -g); outputs are\n"
+         "                              written if it runs to the end\n"
+         "  --gdb-args=ARGS             more arguments for gdb (a batch session's commands), split into words\n";
 }
 
 std::string run_help_text() {
@@ -71,11 +76,15 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
       return true;
     }
   }
-  // `--cxxflags -O0` would read -O0 as an option: take the next word as its value.
+  // `--cxxflags -O0` would read -O0 as an option: take the next word as its value (--gdb-args too).
   std::vector<std::string> args;
   for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == "--cxxflags" && i + 1 < raw.size()) args.push_back("--cxxflags=" + raw[++i]);
-    else args.push_back(raw[i]);
+    if ((raw[i] == "--cxxflags" || raw[i] == "--gdb-args") && i + 1 < raw.size()) {
+      args.push_back(raw[i] + "=" + raw[i + 1]);
+      ++i;
+    } else {
+      args.push_back(raw[i]);
+    }
   }
   // What kdt run shares with kdt, then its own options.
   po::options_description d("kdt run options");
@@ -92,6 +101,9 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
     ("portable", po::bool_switch(), "")
     ("timeout", po::value<std::string>(), "")
     ("jobs,j", po::value<std::string>(), "")
+    (",g", po::bool_switch(), "")
+    ("gdb", po::bool_switch(), "")
+    ("gdb-args", po::value<std::string>(), "")
     ("file", po::value<std::string>(), "");
   // clang-format on
   po::positional_options_description positional;
@@ -151,6 +163,15 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
   if (vm.count("cxx")) out.cxx = vm["cxx"].as<std::string>();
   if (vm.count("cxxflags")) out.cxxflags = vm["cxxflags"].as<std::vector<std::string>>();
   out.portable = vm["portable"].as<bool>();
+  out.gdb = vm["gdb"].as<bool>();
+  out.debug = vm["-g"].as<bool>() || out.gdb;
+  if (vm.count("gdb-args")) {
+    if (!out.gdb) {
+      error = "--gdb-args applies to --gdb";
+      return false;
+    }
+    out.gdb_args = vm["gdb-args"].as<std::string>();
+  }
   if (vm.count("timeout")) {
     std::string v = vm["timeout"].as<std::string>();
     char* end = nullptr;

@@ -26,6 +26,9 @@ struct RunArgs {
   double timeout_s = 0;           // --timeout; 0: none
   int jobs = 0;                   // -j/--jobs; 0: the cores available (the harness's default)
   std::string timeout_text;       // as given, for messages
+  bool debug = false;             // -g: debug information, no optimisation
+  bool gdb = false;               // --gdb: run the kernel under gdb (implies -g)
+  std::string gdb_args;           // --gdb-args: more words for gdb, before --args
   bool help = false;
 };
 

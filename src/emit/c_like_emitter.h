@@ -58,6 +58,7 @@ class CLikeEmitter {
 
   // ----- statements (c_like_statements.cpp) ---------------------------------------------
   virtual void block(const ir::Block& b);
+  void nested_block(const ir::Block& b);  // block(), then the lines belong to the enclosing statement again
   virtual void stmt(const ir::Stmt& s);
   void if_chain(const std::vector<ir::IfClause>& clauses, size_t i);
   // The statements each target writes its own way.

@@ -17,6 +17,17 @@ void CLikeEmitter::block(const ir::Block& b) {
   for (const ir::StmtPtr& s : b) stmt(*s);
 }
 
+// A block whose following lines belong to the statement around it: a
+// loop's closing brace (its next iteration: a debugger steps back to the
+// loop's line, as in C), the rest of an asm statement after its fallback.
+// An `if`'s closing brace (destructors only) stays with the block's last
+// statement, so that stepping over it does not stop on the `if` again.
+void CLikeEmitter::nested_block(const ir::Block& b) {
+  const SourceMapping around = w_.mapping();
+  block(b);
+  w_.restore(around);
+}
+
 void CLikeEmitter::stmt(const ir::Stmt& s) {
   if (!s.inlined.empty()) w_.line("// " + s.inlined + " (KD function), expanded here");
   w_.source_line(s.range);
@@ -39,7 +50,7 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
       w_.open("for (int64_t " + v + "_it = " + lo + "; " + v + "_it < " + hi + "; " + v + "_it += " + std::to_string(s.step) +
               ") {");
       loop_variable(v);
-      block(s.body);
+      nested_block(s.body);
       w_.close();
       break;
     }
@@ -49,7 +60,7 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
       ++in_while_;
       w_.open("while (true) {");
       w_.line("if (!(" + scalar(*s.value) + ")) break;");
-      block(s.body);
+      nested_block(s.body);
       w_.close();
       --in_while_;
       break;

@@ -1,5 +1,14 @@
 // The one place that handles indentation and line directives for the
-// C-like emitters (C++ now; CUDA shares it).
+// C-like emitters (C++ and CUDA).
+//
+// Line directives are exact (issue 21): every line written while a KD
+// statement is current is attributed to that statement's first line, with
+// a `#line` wherever the compiler's own count would say otherwise, and the
+// lines written outside any statement (runtime glue) are attributed to the
+// generated file itself. The writer cannot know the generated file's line
+// numbers (emitters write parts into separate writers), so it marks each
+// return to the generated file with kGeneratedMarker, which
+// resolve_generated_lines() turns into `#line N "FILE"` on the final text.
 #pragma once
 
 #include <cstdio>
@@ -10,13 +19,41 @@
 
 namespace kdt::emit {
 
+inline constexpr const char* kGeneratedMarker = "#line kdt-generated";
+
+// `text` with every kGeneratedMarker line replaced by `#line N+1 "NAME"`,
+// N being the marker's own line: the lines after it are counted in the
+// generated file again.
+std::string resolve_generated_lines(const std::string& text, const std::string& name);
+
+// The last character of `range`: a kernel's closing brace.
+inline SourceRange closing_brace(SourceRange range) {
+  return range.valid() && range.end > range.begin ? SourceRange{range.file, range.end - 1, range.end} : range;
+}
+
+// The KD line that the lines being written come from (none: generated).
+struct SourceMapping {
+  FileId file = 0;
+  uint32_t line = 0;
+};
+
 class CodeWriter {
  public:
   explicit CodeWriter(const SourceManager& sources) : sources_(sources) {}
 
+  // One line of code, indented; a text of several lines (an asm statement)
+  // keeps its own indentation after the first, and each of its lines is
+  // attributed like any other.
   void line(const std::string& text = "") {
-    if (!text.empty()) out_ << std::string(static_cast<size_t>(indent_) * 2, ' ') << text;
-    out_ << '\n';
+    for (size_t start = 0;;) {
+      const size_t end = text.find('\n', start);
+      attribute_next_line();
+      if (start == 0 && !text.empty()) out_ << std::string(static_cast<size_t>(indent_) * 2, ' ');
+      out_.write(text.data() + start, static_cast<std::streamsize>((end == std::string::npos ? text.size() : end) - start));
+      out_ << '\n';
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
   }
   void open(const std::string& text) {
     line(text);
@@ -32,15 +69,25 @@ class CodeWriter {
     line(text);
     ++indent_;
   }
-  // `#line` so that compiler errors, gdb and sanitizers point at the KD source.
+  // The lines that follow come from the KD statement at `range`, so that
+  // compiler errors, gdb and sanitizers point at the KD source.
   void source_line(SourceRange range) {
-    if (!range.valid() || !line_directives_) return;
-    LineColumn lc = sources_.position(range.file, range.begin);
-    out_ << "#line " << lc.line << " \"" << escape(sources_.file(range.file).path) << "\"\n";
+    if (!range.valid()) return;
+    mapping_ = {range.file, static_cast<uint32_t>(sources_.position(range.file, range.begin).line)};
   }
-  void raw(const std::string& text) { out_ << text; }
+  // What source_line() set, to restore after a nested block: a loop's
+  // closing lines belong to the loop, a kernel's epilogue to no statement.
+  SourceMapping mapping() const { return mapping_; }
+  void restore(SourceMapping m) { mapping_ = m; }
+  // Text written as it is (a prelude, another writer's str()), counted in
+  // the generated file.
+  void raw(const std::string& text) {
+    leave_source();
+    out_ << text;
+  }
   void set_line_directives(bool on) { line_directives_ = on; }
-  std::string str() const { return out_.str(); }
+  // The text; it ends counted in the generated file.
+  std::string str() const { return out_.str() + (compiler_.line ? std::string(kGeneratedMarker) + "\n" : ""); }
 
   // The body of a C/C++ string literal holding `s`: quotes and backslashes
   // escaped, every control byte as a 3-digit octal escape (never a raw
@@ -84,10 +131,48 @@ class CodeWriter {
   }
 
  private:
+  // Before a line: a `#line` when the compiler would attribute it to
+  // another line than the current mapping's.
+  void attribute_next_line() {
+    if (!line_directives_ || !mapping_.line) return leave_source();
+    if (compiler_.file != mapping_.file || compiler_.line != mapping_.line) {
+      out_ << "#line " << mapping_.line;
+      if (compiler_.file != mapping_.file) out_ << " \"" << escape(sources_.file(mapping_.file).path) << "\"";
+      out_ << '\n';
+    }
+    compiler_ = {mapping_.file, mapping_.line + 1};
+  }
+  void leave_source() {
+    if (!compiler_.line) return;
+    out_ << kGeneratedMarker << '\n';
+    compiler_ = {};
+  }
+
   const SourceManager& sources_;
   std::ostringstream out_;
   int indent_ = 0;
   bool line_directives_ = true;
+  SourceMapping mapping_;   // where the next lines come from
+  SourceMapping compiler_;  // where the compiler will say the next line comes from (line 0: the generated file)
 };
+
+inline std::string resolve_generated_lines(const std::string& text, const std::string& name) {
+  std::string out;
+  out.reserve(text.size());
+  size_t line = 1;
+  const std::string marker = std::string(kGeneratedMarker) + "\n";
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    if (text.compare(at, end - at, marker) == 0) {
+      out += "#line " + std::to_string(line + 1) + " \"" + CodeWriter::escape(name) + "\"\n";
+    } else {
+      out.append(text, at, end - at);
+    }
+    at = end;
+    ++line;
+  }
+  return out;
+}
 
 }  // namespace kdt::emit

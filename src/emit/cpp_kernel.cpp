@@ -183,8 +183,12 @@ void CppKernelEmitter::emit_program() {
   w_.line("const kdt_rt::RunOptions& options = L.options;");
   w_.line("(void)p, (void)options;");
   block(k_.body);
+  // The checks when the program ends belong to the kernel's closing brace,
+  // where a debugger stops before the program returns, as in C.
+  w_.source_line(emit::closing_brace(k_.range));
   if (options_.checks) emit_leak_checks("the program ends");
   w_.close();
+  w_.restore({});  // then runtime glue: lines of the generated file
   w_.line();
 }
 

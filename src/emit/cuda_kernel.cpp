@@ -259,7 +259,9 @@ void KernelEmitter::emit_body() {
     w_.line("__syncthreads();");
   }
   block(k_.body);
+  w_.source_line(emit::closing_brace(k_.range));  // the program's end, as in C
   w_.close();
+  w_.restore({});  // then runtime glue: lines of the generated file
 }
 
 }  // namespace kdt::cuda

@@ -134,7 +134,7 @@ std::string emit_cpp(const ir::Module& module, const SourceManager& sources, con
     w.line();
     emit::emit_cpp_harness(module.kernels.front(), options, w);
   }
-  return w.str();
+  return emit::resolve_generated_lines(w.str(), options.output_name);
 }
 
 }  // namespace kdt

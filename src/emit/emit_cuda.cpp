@@ -139,7 +139,7 @@ bool emit_cuda(const ir::Module& module, const SourceManager& sources, const Cud
     w.line();
     emit::emit_cuda_xla_ffi(module, options, w);
   }
-  out = w.str();
+  out = emit::resolve_generated_lines(w.str(), options.output_name);
   return true;
 }
 

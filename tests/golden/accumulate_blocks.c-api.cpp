@@ -84,88 +84,155 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   (void)p, (void)options;
 #line 18 "samples/accumulate_blocks.kd"
   [[maybe_unused]] const int32_t i = static_cast<int32_t>(s.program[0]);
-#line 19 "samples/accumulate_blocks.kd"
   auto dma0 = std::make_shared<kdt_rt::DmaRecord>();
+#line 19
   dma0->site = 0;
+#line 19
   dma0->bytes = 131072;
+#line 19
   dma0->src_device = device;
+#line 19
   dma0->dst_device = device;
+#line 19
   dma0->program = s.flat;
+#line 19
   dma0->issuer = &s;
+#line 19
   dma0->loc = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 19, 5, 659, 703};
+#line 19
   dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(128))), 128, 1024, kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 19, 20, 674, 679}, "DMA source index");
+#line 19
   dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], 0}, {128, 256}};
+#line 19
   dma0->dst_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
+#line 19
   dma0->add = false;
+#line 19
   dma0->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
+#line 19
   dma0->dst_shadow = &s.tile_shadow_;
+#line 19
   dma0->dst_sem = &s.loaded[0];
+#line 19
   dma0->has_src_sem = false;
+#line 19
   kdt_rt::claim_dma(dma0, s.clock);
+#line 19
   if (options.eager_dma) accumulate_blocks_run_dma(L, *dma0);
+#line 19
   s.loaded[0].in_flight.push_back(dma0);
-#line 20 "samples/accumulate_blocks.kd"
   {
+#line 20
     auto& sem_ = s.loaded[0];
+#line 20
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `loaded` (no DMA in flight)", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, s.flat});
+#line 20
     std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 131072, options);
+#line 20
     if (d_->bytes != 131072) {
+#line 20
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 20, 5, 708, 731}, {{"the DMA was started here", d_->loc}}};
+#line 20
       throw kdt_rt::RunFailure{e_};
+#line 20
     }
+#line 20
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 20
     if (!d_->landed) accumulate_blocks_run_dma(L, *d_);
+#line 20
   }
-#line 21 "samples/accumulate_blocks.kd"
   [[maybe_unused]] static const kdt_rt::SourceLoc site1 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 17, 748, 752};
+#line 21
   kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, kdt_rt::Access::Read, s.clock, &site1);
+#line 21
   [[maybe_unused]] static const kdt_rt::SourceLoc site2 = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 21, 5, 736, 759};
+#line 21
   kdt_rt::check_access(s.tile_shadow_, kdt_rt::Box{2, {0, 0}, {128, 256}}, kdt_rt::Access::Write, s.clock, &site2);
+#line 21
   for (int64_t f3 = 0; f3 < 32768; ++f3) {
+#line 21
     s.tile[f3] = kdt_rt::op_mul(s.tile[f3], 0x1p+1f);
+#line 21
   }
-#line 22 "samples/accumulate_blocks.kd"
   auto dma4 = std::make_shared<kdt_rt::DmaRecord>();
+#line 22
   dma4->site = 1;
+#line 22
   dma4->bytes = 131072;
+#line 22
   dma4->src_device = device;
+#line 22
   dma4->dst_device = device;
+#line 22
   dma4->program = s.flat;
+#line 22
   dma4->issuer = &s;
+#line 22
   dma4->loc = kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 22, 5, 764, 803};
+#line 22
   dma4->src_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
+#line 22
   dma4->dst_box = kdt_rt::Box{2, {0, 0}, {128, 256}};
+#line 22
   dma4->add = true;
+#line 22
   dma4->src_shadow = &s.tile_shadow_;
+#line 22
   dma4->dst_shadow = &L.shadows[static_cast<size_t>(dma4->dst_device) * 2 + 1];
+#line 22
   dma4->dst_sem = &s.stored[0];
+#line 22
   dma4->has_src_sem = false;
+#line 22
   kdt_rt::claim_dma(dma4, s.clock);
+#line 22
   if (options.eager_dma) accumulate_blocks_run_dma(L, *dma4);
+#line 22
   s.stored[0].in_flight.push_back(dma4);
-#line 23 "samples/accumulate_blocks.kd"
   {
+#line 23
     auto& sem_ = s.stored[0];
+#line 23
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `stored` (no DMA in flight)", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, s.flat});
+#line 23
     std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 131072, options);
+#line 23
     if (d_->bytes != 131072) {
+#line 23
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 131072 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/accumulate_blocks.kd", 23, 5, 834, 856}, {{"the DMA was started here", d_->loc}}};
+#line 23
       throw kdt_rt::RunFailure{e_};
+#line 23
     }
+#line 23
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 23
     if (!d_->landed) accumulate_blocks_run_dma(L, *d_);
+#line 23
   }
   for (int64_t k_ = 0; k_ < 1; ++k_) {
+#line 24
     if (!s.loaded[k_].in_flight.empty()) {
+#line 24
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.loaded[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `loaded`");
+#line 24
     }
+#line 24
   }
+#line 24
   for (int64_t k_ = 0; k_ < 1; ++k_) {
+#line 24
     if (!s.stored[k_].in_flight.empty()) {
+#line 24
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.stored[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `stored`");
+#line 24
     }
+#line 24
   }
+#line 24
 }
+#line 4951 "<stdout>"
 
 // Runs kernel `accumulate_blocks` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).

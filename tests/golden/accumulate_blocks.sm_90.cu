@@ -27,71 +27,121 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
   __syncthreads();
 #line 18 "samples/accumulate_blocks.kd"
   int32_t i = kdt_pid0;
+#line 18
   (void)i;
-#line 19 "samples/accumulate_blocks.kd"
   {  // DMA: dst = src, 131072 bytes
+#line 19
     const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(128)));
+#line 19
     const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(x + (start0_ + 0) * 256) | reinterpret_cast<uintptr_t>(kdt_s_tile + 0)) & 15) == 0;
+#line 19
     if (kdt_bulk) {
+#line 19
       kdt_cu::fence_proxy_async_shared();
+#line 19
       __syncthreads();
+#line 19
       if (kdt_tid == 0) {
+#line 19
         kdt_cu::mbar_expect_tx(kdt_bar_loaded + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_loaded[0]), 131072u);
+#line 19
         kdt_cu::bulk_g2s(kdt_s_tile + 0, x + (start0_ + 0) * 256, 131072u, kdt_bar_loaded + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_loaded[0]));
+#line 19
       }
+#line 19
       kdt_cu::dma_push(kdt_q_loaded[0], 1);
+#line 19
     } else {
+#line 19
       __syncthreads();
+#line 19
       for (int64_t e1_ = kdt_tid; e1_ < 32768; e1_ += kdt_nt) {
+#line 19
         const int64_t i1_0_ = (e1_ / 256);
+#line 19
         (void)i1_0_;
+#line 19
         const int64_t i1_1_ = e1_ % 256;
+#line 19
         (void)i1_1_;
+#line 19
         kdt_s_tile[(i1_0_) * 256 + (i1_1_)] = x[(start0_ + i1_0_) * 256 + (i1_1_)];
+#line 19
       }
+#line 19
       __syncthreads();
+#line 19
       kdt_cu::dma_push(kdt_q_loaded[0], 0);
+#line 19
     }
+#line 19
   }
-#line 20 "samples/accumulate_blocks.kd"
   kdt_cu::dma_retire(kdt_q_loaded[0], kdt_bar_loaded + 0 * 64);
-#line 21 "samples/accumulate_blocks.kd"
   __syncthreads();
+#line 21
   for (int64_t e2_ = kdt_tid; e2_ < 32768; e2_ += kdt_nt) {
+#line 21
     const int64_t i2_0_ = (e2_ / 256);
+#line 21
     (void)i2_0_;
+#line 21
     const int64_t i2_1_ = e2_ % 256;
+#line 21
     (void)i2_1_;
+#line 21
     kdt_s_tile[(i2_0_) * 256 + (i2_1_)] = kdt_cu::op_mul(kdt_s_tile[(i2_0_) * 256 + (i2_1_)], 0x1p+1f);
+#line 21
   }
+#line 21
   __syncthreads();
-#line 22 "samples/accumulate_blocks.kd"
   {  // DMA: dst += src, 131072 bytes
+#line 22
     const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(kdt_s_tile + 0) | reinterpret_cast<uintptr_t>(out + 0)) & 15) == 0;
+#line 22
     if (kdt_bulk) {
+#line 22
       kdt_cu::fence_proxy_async_shared();
+#line 22
       __syncthreads();
+#line 22
       if (kdt_tid == 0) {
+#line 22
         kdt_cu::bulk_s2g_add(out + 0, kdt_s_tile + 0, 131072u);
+#line 22
         kdt_cu::bulk_commit();
+#line 22
       }
+#line 22
       kdt_cu::dma_push(kdt_q_stored[0], 2);
+#line 22
     } else {
+#line 22
       __syncthreads();
+#line 22
       for (int64_t e3_ = kdt_tid; e3_ < 32768; e3_ += kdt_nt) {
+#line 22
         const int64_t i3_0_ = (e3_ / 256);
+#line 22
         (void)i3_0_;
+#line 22
         const int64_t i3_1_ = e3_ % 256;
+#line 22
         (void)i3_1_;
+#line 22
         kdt_cu::atomic_add(&out[(i3_0_) * 256 + (i3_1_)], kdt_s_tile[(i3_0_) * 256 + (i3_1_)]);
+#line 22
       }
+#line 22
       __syncthreads();
+#line 22
       kdt_cu::dma_push(kdt_q_stored[0], 0);
+#line 22
     }
+#line 22
   }
-#line 23 "samples/accumulate_blocks.kd"
   kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 64);
 }
+#line 897 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned accumulate_blocks_threads = 128;

@@ -38,416 +38,634 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   __syncthreads();
 #line 21 "samples/block_matmul.kd"
   int32_t i = kdt_pid0;
+#line 21
   (void)i;
-#line 21 "samples/block_matmul.kd"
+#line 21
   int32_t j = kdt_pid1;
+#line 21
   (void)j;
-#line 18 "samples/block_matmul.kd"
+#line 18
   int32_t a_slot = int32_t(0);
+#line 18
   (void)a_slot;
-#line 18 "samples/block_matmul.kd"
+#line 18
   int32_t a_at0 = int32_t(0);
+#line 18
   (void)a_at0;
-#line 18 "samples/block_matmul.kd"
+#line 18
   int32_t a_next0 = int32_t(0);
+#line 18
   (void)a_next0;
-#line 18 "samples/block_matmul.kd"
+#line 18
   int32_t a_at1 = int32_t(0);
+#line 18
   (void)a_at1;
-#line 18 "samples/block_matmul.kd"
+#line 18
   int32_t a_next1 = int32_t(0);
+#line 18
   (void)a_next1;
-#line 18 "samples/block_matmul.kd"
+#line 18
   bool a_incoming = false;
+#line 18
   (void)a_incoming;
-#line 18 "samples/block_matmul.kd"
+#line 18
   bool a_prefetched = false;
+#line 18
   (void)a_prefetched;
-#line 19 "samples/block_matmul.kd"
   int32_t b_slot = int32_t(0);
+#line 19
   (void)b_slot;
-#line 19 "samples/block_matmul.kd"
+#line 19
   int32_t b_at0 = int32_t(0);
+#line 19
   (void)b_at0;
-#line 19 "samples/block_matmul.kd"
+#line 19
   int32_t b_next0 = int32_t(0);
+#line 19
   (void)b_next0;
-#line 19 "samples/block_matmul.kd"
+#line 19
   int32_t b_at1 = int32_t(0);
+#line 19
   (void)b_at1;
-#line 19 "samples/block_matmul.kd"
+#line 19
   int32_t b_next1 = int32_t(0);
+#line 19
   (void)b_next1;
-#line 19 "samples/block_matmul.kd"
+#line 19
   bool b_incoming = false;
+#line 19
   (void)b_incoming;
-#line 19 "samples/block_matmul.kd"
+#line 19
   bool b_prefetched = false;
+#line 19
   (void)b_prefetched;
-#line 20 "samples/block_matmul.kd"
   int32_t c_slot = int32_t(0);
+#line 20
   (void)c_slot;
-#line 20 "samples/block_matmul.kd"
+#line 20
   int32_t c_at0 = int32_t(0);
+#line 20
   (void)c_at0;
-#line 20 "samples/block_matmul.kd"
+#line 20
   int32_t c_next0 = int32_t(0);
+#line 20
   (void)c_next0;
-#line 20 "samples/block_matmul.kd"
+#line 20
   int32_t c_at1 = int32_t(0);
+#line 20
   (void)c_at1;
-#line 20 "samples/block_matmul.kd"
+#line 20
   int32_t c_next1 = int32_t(0);
+#line 20
   (void)c_next1;
-#line 20 "samples/block_matmul.kd"
+#line 20
   bool c_changes = false;
+#line 20
   (void)c_changes;
-#line 20 "samples/block_matmul.kd"
+#line 20
   bool c_writing = false;
+#line 20
   (void)c_writing;
-#line 20 "samples/block_matmul.kd"
+#line 20
   bool c_fresh = true;
+#line 20
   (void)c_fresh;
-#line 21 "samples/block_matmul.kd"
   for (int64_t k_it = int32_t(0); k_it < int32_t(16); k_it += 1) {
+#line 21
     const int32_t k = static_cast<int32_t>(k_it);
+#line 21
     (void)k;
-#line 21 "samples/block_matmul.kd"
+#line 21
     if ((k == int32_t(0))) {
-#line 21 "samples/block_matmul.kd"
+#line 21
       a_at0 = i;
-#line 21 "samples/block_matmul.kd"
+#line 21
       a_at1 = k;
-#line 18 "samples/block_matmul.kd"
+#line 18
       {  // DMA: dst = src, 8192 bytes
+#line 18
         const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul(a_at0, int32_t(64)));
+#line 18
         const int64_t start1_ = static_cast<int64_t>(kdt_cu::op_mul(a_at1, int32_t(32)));
+#line 18
         const int64_t start2_ = static_cast<int64_t>(a_slot);
+#line 18
         const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(a + (start0_ + 0) * 512 + (start1_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_a_blocks + (start2_) * 2048)) & 15) == 0;
+#line 18
         if (kdt_bulk) {
+#line 18
           kdt_cu::fence_proxy_async_shared();
+#line 18
           __syncthreads();
+#line 18
           if (kdt_tid == 0) {
+#line 18
             kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (a_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]), 8192u);
+#line 18
             for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+#line 18
               kdt_cu::bulk_g2s(kdt_s_a_blocks + (start2_) * 2048 + (r0_) * 32, a + (start0_ + r0_) * 512 + (start1_ + 0), 128u, kdt_bar_a_sems + (a_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]));
+#line 18
             }
+#line 18
           }
+#line 18
           kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 1);
+#line 18
         } else {
+#line 18
           __syncthreads();
+#line 18
           for (int64_t e3_ = kdt_tid; e3_ < 2048; e3_ += kdt_nt) {
+#line 18
             const int64_t i3_0_ = (e3_ / 32);
+#line 18
             (void)i3_0_;
+#line 18
             const int64_t i3_1_ = e3_ % 32;
+#line 18
             (void)i3_1_;
+#line 18
             kdt_s_a_blocks[(start2_) * 2048 + (i3_0_) * 32 + (i3_1_)] = a[(start0_ + i3_0_) * 512 + (start1_ + i3_1_)];
+#line 18
           }
+#line 18
           __syncthreads();
+#line 18
           kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 0);
+#line 18
         }
+#line 18
       }
-#line 21 "samples/block_matmul.kd"
+#line 21
       a_incoming = true;
-#line 21 "samples/block_matmul.kd"
+#line 21
       b_at0 = k;
-#line 21 "samples/block_matmul.kd"
+#line 21
       b_at1 = j;
-#line 19 "samples/block_matmul.kd"
+#line 19
       {  // DMA: dst = src, 8192 bytes
+#line 19
         const int64_t start4_ = static_cast<int64_t>(kdt_cu::op_mul(b_at0, int32_t(32)));
+#line 19
         const int64_t start5_ = static_cast<int64_t>(kdt_cu::op_mul(b_at1, int32_t(64)));
+#line 19
         const int64_t start6_ = static_cast<int64_t>(b_slot);
+#line 19
         const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(b + (start4_ + 0) * 512 + (start5_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_b_blocks + (start6_) * 2048)) & 15) == 0;
+#line 19
         if (kdt_bulk) {
+#line 19
           kdt_cu::fence_proxy_async_shared();
+#line 19
           __syncthreads();
+#line 19
           if (kdt_tid == 0) {
+#line 19
             kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (b_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]), 8192u);
+#line 19
             for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+#line 19
               kdt_cu::bulk_g2s(kdt_s_b_blocks + (start6_) * 2048 + (r0_) * 64, b + (start4_ + r0_) * 512 + (start5_ + 0), 256u, kdt_bar_b_sems + (b_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]));
+#line 19
             }
+#line 19
           }
+#line 19
           kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 1);
+#line 19
         } else {
+#line 19
           __syncthreads();
+#line 19
           for (int64_t e7_ = kdt_tid; e7_ < 2048; e7_ += kdt_nt) {
+#line 19
             const int64_t i7_0_ = (e7_ / 64);
+#line 19
             (void)i7_0_;
+#line 19
             const int64_t i7_1_ = e7_ % 64;
+#line 19
             (void)i7_1_;
+#line 19
             kdt_s_b_blocks[(start6_) * 2048 + (i7_0_) * 64 + (i7_1_)] = b[(start4_ + i7_0_) * 512 + (start5_ + i7_1_)];
+#line 19
           }
+#line 19
           __syncthreads();
+#line 19
           kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 0);
+#line 19
         }
+#line 19
       }
-#line 21 "samples/block_matmul.kd"
+#line 21
       b_incoming = true;
-#line 21 "samples/block_matmul.kd"
+#line 21
       c_at0 = i;
-#line 21 "samples/block_matmul.kd"
+#line 21
       c_at1 = j;
+#line 21
     }
-#line 18 "samples/block_matmul.kd"
+#line 18
     if (a_incoming) {
-#line 18 "samples/block_matmul.kd"
+#line 18
       kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 64);
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_incoming = false;
+#line 18
     }
-#line 19 "samples/block_matmul.kd"
     if (b_incoming) {
-#line 19 "samples/block_matmul.kd"
+#line 19
       kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 64);
-#line 19 "samples/block_matmul.kd"
+#line 19
       b_incoming = false;
+#line 19
     }
-#line 20 "samples/block_matmul.kd"
     if (c_fresh) {
-#line 20 "samples/block_matmul.kd"
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_fresh = false;
+#line 20
     }
-#line 21 "samples/block_matmul.kd"
     if ((kdt_cu::op_add(k, int32_t(1)) < int32_t(16))) {
-#line 21 "samples/block_matmul.kd"
+#line 21
       int32_t k_next = kdt_cu::op_add(k, int32_t(1));
+#line 21
       (void)k_next;
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_next0 = i;
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_next1 = k_next;
-#line 18 "samples/block_matmul.kd"
+#line 18
       if (((a_next0 != a_at0) || (a_next1 != a_at1))) {
-#line 18 "samples/block_matmul.kd"
+#line 18
         {  // DMA: dst = src, 8192 bytes
+#line 18
           const int64_t start8_ = static_cast<int64_t>(kdt_cu::op_mul(a_next0, int32_t(64)));
+#line 18
           const int64_t start9_ = static_cast<int64_t>(kdt_cu::op_mul(a_next1, int32_t(32)));
+#line 18
           const int64_t start10_ = static_cast<int64_t>(kdt_cu::op_sub(int32_t(1), a_slot));
+#line 18
           const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(a + (start8_ + 0) * 512 + (start9_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_a_blocks + (start10_) * 2048)) & 15) == 0;
+#line 18
           if (kdt_bulk) {
+#line 18
             kdt_cu::fence_proxy_async_shared();
+#line 18
             __syncthreads();
+#line 18
             if (kdt_tid == 0) {
+#line 18
               kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]), 8192u);
+#line 18
               for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+#line 18
                 kdt_cu::bulk_g2s(kdt_s_a_blocks + (start10_) * 2048 + (r0_) * 32, a + (start8_ + r0_) * 512 + (start9_ + 0), 128u, kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]));
+#line 18
               }
+#line 18
             }
+#line 18
             kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 1);
+#line 18
           } else {
+#line 18
             __syncthreads();
+#line 18
             for (int64_t e11_ = kdt_tid; e11_ < 2048; e11_ += kdt_nt) {
+#line 18
               const int64_t i11_0_ = (e11_ / 32);
+#line 18
               (void)i11_0_;
+#line 18
               const int64_t i11_1_ = e11_ % 32;
+#line 18
               (void)i11_1_;
+#line 18
               kdt_s_a_blocks[(start10_) * 2048 + (i11_0_) * 32 + (i11_1_)] = a[(start8_ + i11_0_) * 512 + (start9_ + i11_1_)];
+#line 18
             }
+#line 18
             __syncthreads();
+#line 18
             kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 0);
+#line 18
           }
+#line 18
         }
-#line 18 "samples/block_matmul.kd"
+#line 18
         a_prefetched = true;
+#line 18
       }
-#line 19 "samples/block_matmul.kd"
       b_next0 = k_next;
-#line 19 "samples/block_matmul.kd"
+#line 19
       b_next1 = j;
-#line 19 "samples/block_matmul.kd"
+#line 19
       if (((b_next0 != b_at0) || (b_next1 != b_at1))) {
-#line 19 "samples/block_matmul.kd"
+#line 19
         {  // DMA: dst = src, 8192 bytes
+#line 19
           const int64_t start12_ = static_cast<int64_t>(kdt_cu::op_mul(b_next0, int32_t(32)));
+#line 19
           const int64_t start13_ = static_cast<int64_t>(kdt_cu::op_mul(b_next1, int32_t(64)));
+#line 19
           const int64_t start14_ = static_cast<int64_t>(kdt_cu::op_sub(int32_t(1), b_slot));
+#line 19
           const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(b + (start12_ + 0) * 512 + (start13_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_b_blocks + (start14_) * 2048)) & 15) == 0;
+#line 19
           if (kdt_bulk) {
+#line 19
             kdt_cu::fence_proxy_async_shared();
+#line 19
             __syncthreads();
+#line 19
             if (kdt_tid == 0) {
+#line 19
               kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]), 8192u);
+#line 19
               for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+#line 19
                 kdt_cu::bulk_g2s(kdt_s_b_blocks + (start14_) * 2048 + (r0_) * 64, b + (start12_ + r0_) * 512 + (start13_ + 0), 256u, kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]));
+#line 19
               }
+#line 19
             }
+#line 19
             kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 1);
+#line 19
           } else {
+#line 19
             __syncthreads();
+#line 19
             for (int64_t e15_ = kdt_tid; e15_ < 2048; e15_ += kdt_nt) {
+#line 19
               const int64_t i15_0_ = (e15_ / 64);
+#line 19
               (void)i15_0_;
+#line 19
               const int64_t i15_1_ = e15_ % 64;
+#line 19
               (void)i15_1_;
+#line 19
               kdt_s_b_blocks[(start14_) * 2048 + (i15_0_) * 64 + (i15_1_)] = b[(start12_ + i15_0_) * 512 + (start13_ + i15_1_)];
+#line 19
             }
+#line 19
             __syncthreads();
+#line 19
             kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 0);
+#line 19
           }
+#line 19
         }
-#line 19 "samples/block_matmul.kd"
+#line 19
         b_prefetched = true;
+#line 19
       }
-#line 20 "samples/block_matmul.kd"
       c_next0 = i;
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_next1 = j;
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_changes = ((c_next0 != c_at0) || (c_next1 != c_at1));
+#line 20
     }
-#line 24 "samples/block_matmul.kd"
+#line 24
     if ((k == int32_t(0))) {
-#line 24 "samples/block_matmul.kd"
+#line 24
       __syncthreads();
+#line 24
       for (int64_t e16_ = kdt_tid; e16_ < 4096; e16_ += kdt_nt) {
+#line 24
         const int64_t i16_0_ = (e16_ / 64);
+#line 24
         (void)i16_0_;
+#line 24
         const int64_t i16_1_ = e16_ % 64;
+#line 24
         (void)i16_1_;
+#line 24
         kdt_s_acc[(i16_0_) * 64 + (i16_1_)] = 0x0p+0f;
+#line 24
       }
+#line 24
       __syncthreads();
+#line 24
     }
-#line 25 "samples/block_matmul.kd"
     float* const t18_ = reinterpret_cast<float*>(kdt_smem + 83328);
+#line 25
     const int64_t start19_ = static_cast<int64_t>(a_slot);
+#line 25
     __syncthreads();
+#line 25
     for (int64_t e20_ = kdt_tid; e20_ < 2048; e20_ += kdt_nt) {
+#line 25
       const int64_t i20_0_ = (e20_ / 32);
+#line 25
       (void)i20_0_;
+#line 25
       const int64_t i20_1_ = e20_ % 32;
+#line 25
       (void)i20_1_;
+#line 25
       t18_[e20_] = kdt_s_a_blocks[(start19_) * 2048 + (i20_0_) * 32 + (i20_1_)];
+#line 25
     }
+#line 25
     __syncthreads();
+#line 25
     float* const t21_ = reinterpret_cast<float*>(kdt_smem + 91520);
+#line 25
     const int64_t start22_ = static_cast<int64_t>(b_slot);
+#line 25
     __syncthreads();
+#line 25
     for (int64_t e23_ = kdt_tid; e23_ < 2048; e23_ += kdt_nt) {
+#line 25
       const int64_t i23_0_ = (e23_ / 64);
+#line 25
       (void)i23_0_;
+#line 25
       const int64_t i23_1_ = e23_ % 64;
+#line 25
       (void)i23_1_;
+#line 25
       t21_[e23_] = kdt_s_b_blocks[(start22_) * 2048 + (i23_0_) * 64 + (i23_1_)];
+#line 25
     }
+#line 25
     __syncthreads();
+#line 25
     float* const t17_ = reinterpret_cast<float*>(kdt_smem + 99712);
+#line 25
     __syncthreads();
+#line 25
     for (int64_t o_ = kdt_tid; o_ < 4096; o_ += kdt_nt) {
+#line 25
       const int64_t r_ = o_ / 64, c_ = o_ % 64;
+#line 25
       float acc_ = float();
+#line 25
       for (int64_t k_ = 0; k_ < 32; ++k_) acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(t18_[r_ * 32 + k_], t21_[k_ * 64 + c_]));
+#line 25
       t17_[o_] = acc_;
+#line 25
     }
+#line 25
     __syncthreads();
+#line 25
     __syncthreads();
+#line 25
     for (int64_t e24_ = kdt_tid; e24_ < 4096; e24_ += kdt_nt) {
+#line 25
       const int64_t i24_0_ = (e24_ / 64);
+#line 25
       (void)i24_0_;
+#line 25
       const int64_t i24_1_ = e24_ % 64;
+#line 25
       (void)i24_1_;
+#line 25
       kdt_s_acc[(i24_0_) * 64 + (i24_1_)] = kdt_cu::op_add(kdt_s_acc[(i24_0_) * 64 + (i24_1_)], t17_[e24_]);
+#line 25
     }
+#line 25
     __syncthreads();
-#line 26 "samples/block_matmul.kd"
     if ((k == kdt_cu::op_sub(int32_t(16), int32_t(1)))) {
-#line 26 "samples/block_matmul.kd"
+#line 26
       const int64_t start25_ = static_cast<int64_t>(c_slot);
+#line 26
       __syncthreads();
+#line 26
       for (int64_t e26_ = kdt_tid; e26_ < 4096; e26_ += kdt_nt) {
+#line 26
         const int64_t i26_0_ = (e26_ / 64);
+#line 26
         (void)i26_0_;
+#line 26
         const int64_t i26_1_ = e26_ % 64;
+#line 26
         (void)i26_1_;
+#line 26
         kdt_s_c_blocks[(start25_) * 4096 + (i26_0_) * 64 + (i26_1_)] = kdt_s_acc[(i26_0_) * 64 + (i26_1_)];
+#line 26
       }
+#line 26
       __syncthreads();
+#line 26
     }
-#line 18 "samples/block_matmul.kd"
-#line 18 "samples/block_matmul.kd"
+#line 18
     if (a_prefetched) {
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_slot = kdt_cu::op_sub(int32_t(1), a_slot);
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_at0 = a_next0;
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_at1 = a_next1;
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_incoming = true;
-#line 18 "samples/block_matmul.kd"
+#line 18
       a_prefetched = false;
+#line 18
     }
-#line 19 "samples/block_matmul.kd"
-#line 19 "samples/block_matmul.kd"
     if (b_prefetched) {
-#line 19 "samples/block_matmul.kd"
+#line 19
       b_slot = kdt_cu::op_sub(int32_t(1), b_slot);
-#line 19 "samples/block_matmul.kd"
+#line 19
       b_at0 = b_next0;
-#line 19 "samples/block_matmul.kd"
+#line 19
       b_at1 = b_next1;
-#line 19 "samples/block_matmul.kd"
+#line 19
       b_incoming = true;
-#line 19 "samples/block_matmul.kd"
+#line 19
       b_prefetched = false;
+#line 19
     }
-#line 20 "samples/block_matmul.kd"
-#line 20 "samples/block_matmul.kd"
     if (((k == int32_t(15)) || c_changes)) {
-#line 20 "samples/block_matmul.kd"
+#line 20
       {  // DMA: dst = src, 16384 bytes
+#line 20
         const int64_t start27_ = static_cast<int64_t>(c_slot);
+#line 20
         const int64_t start28_ = static_cast<int64_t>(kdt_cu::op_mul(c_at0, int32_t(64)));
+#line 20
         const int64_t start29_ = static_cast<int64_t>(kdt_cu::op_mul(c_at1, int32_t(64)));
+#line 20
         const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(kdt_s_c_blocks + (start27_) * 4096) | reinterpret_cast<uintptr_t>(c + (start28_ + 0) * 512 + (start29_ + 0))) & 15) == 0;
+#line 20
         if (kdt_bulk) {
+#line 20
           kdt_cu::fence_proxy_async_shared();
+#line 20
           __syncthreads();
+#line 20
           if (kdt_tid == 0) {
+#line 20
             for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+#line 20
               kdt_cu::bulk_s2g(c + (start28_ + r0_) * 512 + (start29_ + 0), kdt_s_c_blocks + (start27_) * 4096 + (r0_) * 64, 256u);
+#line 20
             }
+#line 20
             kdt_cu::bulk_commit();
+#line 20
           }
+#line 20
           kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 2);
+#line 20
         } else {
+#line 20
           __syncthreads();
+#line 20
           for (int64_t e30_ = kdt_tid; e30_ < 4096; e30_ += kdt_nt) {
+#line 20
             const int64_t i30_0_ = (e30_ / 64);
+#line 20
             (void)i30_0_;
+#line 20
             const int64_t i30_1_ = e30_ % 64;
+#line 20
             (void)i30_1_;
+#line 20
             c[(start28_ + i30_0_) * 512 + (start29_ + i30_1_)] = kdt_s_c_blocks[(start27_) * 4096 + (i30_0_) * 64 + (i30_1_)];
+#line 20
           }
+#line 20
           __syncthreads();
+#line 20
           kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 0);
+#line 20
         }
+#line 20
       }
-#line 20 "samples/block_matmul.kd"
+#line 20
       if (c_writing) {
-#line 20 "samples/block_matmul.kd"
+#line 20
         kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64);
+#line 20
       }
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_writing = true;
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_slot = kdt_cu::op_sub(int32_t(1), c_slot);
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_at0 = c_next0;
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_at1 = c_next1;
-#line 20 "samples/block_matmul.kd"
+#line 20
       c_fresh = true;
+#line 20
     }
   }
-#line 21 "samples/block_matmul.kd"
+#line 21
   if (c_writing) {
-#line 20 "samples/block_matmul.kd"
+#line 20
     kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64);
+#line 20
   }
+#line 27
 }
+#line 1421 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;

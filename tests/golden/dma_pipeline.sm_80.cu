@@ -30,122 +30,195 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
   __syncthreads();
 #line 27 "samples/dma_pipeline.kd"
   // assert: checked on the C++ path only
-#line 28 "samples/dma_pipeline.kd"
   int32_t base = kdt_cu::op_mul(kdt_pid0, int32_t(512));
+#line 28
   (void)base;
-#line 31 "samples/dma_pipeline.kd"
+#line 31
   {  // DMA: dst = src, 32768 bytes
+#line 31
     const int64_t start0_ = static_cast<int64_t>(base);
+#line 31
     const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(x + (start0_ + 0) * 256) | reinterpret_cast<uintptr_t>(kdt_s_in_buf + 0)) & 15) == 0;
+#line 31
     if (kdt_async) {
+#line 31
       __syncthreads();
+#line 31
       for (int64_t c_ = kdt_tid; c_ < 2048; c_ += kdt_nt) {
+#line 31
         const int64_t row_ = c_ / 2048, col_ = c_ % 2048;
+#line 31
         (void)row_;
+#line 31
         kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_in_buf + 0) + col_ * 16, reinterpret_cast<const unsigned char*>(x + (start0_ + 0) * 256) + col_ * 16);
+#line 31
       }
+#line 31
       kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (int32_t(0)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(int32_t(0))]));
+#line 31
       kdt_cu::dma_push(kdt_q_in_sem[(int32_t(0))], 1);
+#line 31
     } else {
+#line 31
       __syncthreads();
+#line 31
       for (int64_t e1_ = kdt_tid; e1_ < 8192; e1_ += kdt_nt) {
+#line 31
         const int64_t i1_0_ = (e1_ / 256);
+#line 31
         (void)i1_0_;
+#line 31
         const int64_t i1_1_ = e1_ % 256;
+#line 31
         (void)i1_1_;
+#line 31
         kdt_s_in_buf[(i1_0_) * 256 + (i1_1_)] = x[(start0_ + i1_0_) * 256 + (i1_1_)];
+#line 31
       }
+#line 31
       __syncthreads();
+#line 31
       kdt_cu::dma_push(kdt_q_in_sem[(int32_t(0))], 0);
+#line 31
     }
+#line 31
   }
-#line 33 "samples/dma_pipeline.kd"
+#line 33
   for (int64_t t_it = int32_t(0); t_it < int32_t(16); t_it += 1) {
+#line 33
     const int32_t t = static_cast<int32_t>(t_it);
+#line 33
     (void)t;
-#line 34 "samples/dma_pipeline.kd"
     int32_t slot = kdt_cu::int_rem<int32_t>(t, int32_t(2));
+#line 34
     (void)slot;
-#line 35 "samples/dma_pipeline.kd"
     int32_t other = kdt_cu::op_sub(int32_t(1), slot);
+#line 35
     (void)other;
-#line 37 "samples/dma_pipeline.kd"
+#line 37
     if ((kdt_cu::op_add(t, int32_t(1)) < int32_t(16))) {
-#line 38 "samples/dma_pipeline.kd"
       {  // DMA: dst = src, 32768 bytes
+#line 38
         const int64_t start2_ = static_cast<int64_t>(kdt_cu::op_add(base, kdt_cu::op_mul(kdt_cu::op_add(t, int32_t(1)), int32_t(32))));
+#line 38
         const int64_t start3_ = static_cast<int64_t>(other);
+#line 38
         const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(x + (start2_ + 0) * 256) | reinterpret_cast<uintptr_t>(kdt_s_in_buf + (start3_) * 8192)) & 15) == 0;
+#line 38
         if (kdt_async) {
+#line 38
           __syncthreads();
+#line 38
           for (int64_t c_ = kdt_tid; c_ < 2048; c_ += kdt_nt) {
+#line 38
             const int64_t row_ = c_ / 2048, col_ = c_ % 2048;
+#line 38
             (void)row_;
+#line 38
             kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_in_buf + (start3_) * 8192) + col_ * 16, reinterpret_cast<const unsigned char*>(x + (start2_ + 0) * 256) + col_ * 16);
+#line 38
           }
+#line 38
           kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (other) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(other)]));
+#line 38
           kdt_cu::dma_push(kdt_q_in_sem[(other)], 1);
+#line 38
         } else {
+#line 38
           __syncthreads();
+#line 38
           for (int64_t e4_ = kdt_tid; e4_ < 8192; e4_ += kdt_nt) {
+#line 38
             const int64_t i4_0_ = (e4_ / 256);
+#line 38
             (void)i4_0_;
+#line 38
             const int64_t i4_1_ = e4_ % 256;
+#line 38
             (void)i4_1_;
+#line 38
             kdt_s_in_buf[(start3_) * 8192 + (i4_0_) * 256 + (i4_1_)] = x[(start2_ + i4_0_) * 256 + (i4_1_)];
+#line 38
           }
+#line 38
           __syncthreads();
+#line 38
           kdt_cu::dma_push(kdt_q_in_sem[(other)], 0);
+#line 38
         }
+#line 38
       }
+#line 38
     }
-#line 40 "samples/dma_pipeline.kd"
+#line 40
     kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 64);
-#line 43 "samples/dma_pipeline.kd"
+#line 43
     if ((t >= int32_t(2))) {
-#line 44 "samples/dma_pipeline.kd"
       kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 64);
+#line 44
     }
-#line 47 "samples/dma_pipeline.kd"
+#line 47
     const int64_t start5_ = static_cast<int64_t>(slot);
+#line 47
     const int64_t start6_ = static_cast<int64_t>(slot);
+#line 47
     __syncthreads();
+#line 47
     for (int64_t e7_ = kdt_tid; e7_ < 8192; e7_ += kdt_nt) {
+#line 47
       const int64_t i7_0_ = (e7_ / 256);
+#line 47
       (void)i7_0_;
+#line 47
       const int64_t i7_1_ = e7_ % 256;
+#line 47
       (void)i7_1_;
+#line 47
       kdt_s_out_buf[(start6_) * 8192 + (i7_0_) * 256 + (i7_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::maximum(kdt_s_in_buf[(start5_) * 8192 + (i7_0_) * 256 + (i7_1_)], 0x0p+0f), scale), 0x1p+0f);
+#line 47
     }
+#line 47
     __syncthreads();
-#line 49 "samples/dma_pipeline.kd"
+#line 49
     {  // DMA: dst = src, 32768 bytes
+#line 49
       const int64_t start8_ = static_cast<int64_t>(slot);
+#line 49
       const int64_t start9_ = static_cast<int64_t>(kdt_cu::op_add(base, kdt_cu::op_mul(t, int32_t(32))));
+#line 49
       __syncthreads();
+#line 49
       for (int64_t e10_ = kdt_tid; e10_ < 8192; e10_ += kdt_nt) {
+#line 49
         const int64_t i10_0_ = (e10_ / 256);
+#line 49
         (void)i10_0_;
+#line 49
         const int64_t i10_1_ = e10_ % 256;
+#line 49
         (void)i10_1_;
+#line 49
         y[(start9_ + i10_0_) * 256 + (i10_1_)] = kdt_s_out_buf[(start8_) * 8192 + (i10_0_) * 256 + (i10_1_)];
+#line 49
       }
+#line 49
       __syncthreads();
+#line 49
       kdt_cu::dma_push(kdt_q_out_sem[(slot)], 0);
+#line 49
     }
-#line 50 "samples/dma_pipeline.kd"
     kdt_sem_stored[0] += int32_t(1);
+#line 33
   }
-#line 54 "samples/dma_pipeline.kd"
+#line 54
   kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(0))], kdt_bar_out_sem + (int32_t(0)) * 64);
-#line 55 "samples/dma_pipeline.kd"
   kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(1))], kdt_bar_out_sem + (int32_t(1)) * 64);
-#line 56 "samples/dma_pipeline.kd"
   // assert: checked on the C++ path only
-#line 57 "samples/dma_pipeline.kd"
   if (kdt_sem_stored[0] < int32_t(16)) __trap();
+#line 57
   kdt_sem_stored[0] -= int32_t(16);
 }
+#line 974 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned dma_pipeline_threads = 128;

@@ -97,189 +97,329 @@ static void dma_pipeline_program(dma_pipeline_launch& L, int device, dma_pipelin
   (void)p, (void)options;
 #line 27 "samples/dma_pipeline.kd"
   if (!((int32_t(16) >= int32_t(2)))) kdt_rt::fail(kdt_rt::Code::AssertFailed, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 27, 5, 899, 970}, "assertion failed: the drain below expects both output slots in use");
-#line 28 "samples/dma_pipeline.kd"
   [[maybe_unused]] const int32_t base = kdt_rt::op_mul(static_cast<int32_t>(s.program[0]), int32_t(512));
-#line 31 "samples/dma_pipeline.kd"
+#line 31
   auto dma0 = std::make_shared<kdt_rt::DmaRecord>();
+#line 31
   dma0->site = 0;
+#line 31
   dma0->bytes = 32768;
+#line 31
   dma0->src_device = device;
+#line 31
   dma0->dst_device = device;
+#line 31
   dma0->program = s.flat;
+#line 31
   dma0->loc = kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 31, 5, 1048, 1100};
+#line 31
   dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(base), 32, 2048, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 31, 20, 1063, 1067}, "DMA source index");
+#line 31
   dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], 0}, {32, 256}};
+#line 31
   dma0->dst_box = kdt_rt::Box{3, {0, 0, 0}, {1, 32, 256}};
+#line 31
   dma0->add = false;
+#line 31
   dma0->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
+#line 31
   dma0->dst_shadow = &s.in_buf_shadow_;
+#line 31
   dma0->dst_sem = &s.in_sem[kdt_rt::checked_index(int32_t(0), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 31, 53, 1096, 1097}, "semaphore index")];
+#line 31
   dma0->has_src_sem = false;
+#line 31
   kdt_rt::claim_dma(dma0, s.clock);
+#line 31
   if (options.eager_dma) dma_pipeline_run_dma(L, *dma0);
+#line 31
   s.in_sem[kdt_rt::checked_index(int32_t(0), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 31, 53, 1096, 1097}, "semaphore index")].in_flight.push_back(dma0);
+#line 31
   L.scheduler.note_effect(device);
-#line 33 "samples/dma_pipeline.kd"
+#line 33
   for (int64_t t_it = int32_t(0); t_it < int32_t(16); t_it += 1) {
+#line 33
     [[maybe_unused]] const int32_t t = static_cast<int32_t>(t_it);
-#line 34 "samples/dma_pipeline.kd"
     [[maybe_unused]] const int32_t slot = kdt_rt::int_rem<int32_t>(t, kdt_rt::checked_divisor<int32_t>(int32_t(2), kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 34, 20, 1145, 1150}));
-#line 35 "samples/dma_pipeline.kd"
     [[maybe_unused]] const int32_t other = kdt_rt::op_sub(int32_t(1), slot);
-#line 37 "samples/dma_pipeline.kd"
+#line 37
     if ((kdt_rt::op_add(t, int32_t(1)) < int32_t(16))) {
-#line 38 "samples/dma_pipeline.kd"
       auto dma1 = std::make_shared<kdt_rt::DmaRecord>();
+#line 38
       dma1->site = 1;
+#line 38
       dma1->bytes = 32768;
+#line 38
       dma1->src_device = device;
+#line 38
       dma1->dst_device = device;
+#line 38
       dma1->program = s.flat;
+#line 38
       dma1->loc = kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 38, 13, 1296, 1371};
+#line 38
       dma1->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_add(base, kdt_rt::op_mul(kdt_rt::op_add(t, int32_t(1)), int32_t(32)))), 32, 2048, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 38, 28, 1311, 1330}, "DMA source index");
+#line 38
       dma1->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(other), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 38, 65, 1348, 1353}, "DMA destination index");
+#line 38
       dma1->src_box = kdt_rt::Box{2, {dma1->starts[0], 0}, {32, 256}};
+#line 38
       dma1->dst_box = kdt_rt::Box{3, {dma1->starts[1], 0, 0}, {1, 32, 256}};
+#line 38
       dma1->add = false;
+#line 38
       dma1->src_shadow = &L.shadows[static_cast<size_t>(device) * 2 + 0];
+#line 38
       dma1->dst_shadow = &s.in_buf_shadow_;
+#line 38
       dma1->dst_sem = &s.in_sem[kdt_rt::checked_index(other, 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 38, 80, 1363, 1368}, "semaphore index")];
+#line 38
       dma1->has_src_sem = false;
+#line 38
       kdt_rt::claim_dma(dma1, s.clock);
+#line 38
       if (options.eager_dma) dma_pipeline_run_dma(L, *dma1);
+#line 38
       s.in_sem[kdt_rt::checked_index(other, 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 38, 80, 1363, 1368}, "semaphore index")].in_flight.push_back(dma1);
+#line 38
       L.scheduler.note_effect(device);
+#line 38
     }
-#line 40 "samples/dma_pipeline.kd"
+#line 40
     {
+#line 40
       auto& sem_ = s.in_sem[kdt_rt::checked_index(slot, 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 40, 25, 1406, 1410}, "semaphore index")];
+#line 40
       L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `in_sem` (no DMA in flight)", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 40, 9, 1390, 1427}, s.flat});
+#line 40
       std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 32768, options);
+#line 40
       if (d_->bytes != 32768) {
+#line 40
         kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 32768 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 40, 9, 1390, 1427}, {{"the DMA was started here", d_->loc}}};
+#line 40
         throw kdt_rt::RunFailure{e_};
+#line 40
       }
+#line 40
       kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 40
       if (!d_->landed) dma_pipeline_run_dma(L, *d_);
+#line 40
     }
+#line 40
     L.scheduler.note_effect(device);
-#line 43 "samples/dma_pipeline.kd"
+#line 43
     if ((t >= int32_t(2))) {
-#line 44 "samples/dma_pipeline.kd"
       {
+#line 44
         auto& sem_ = s.out_sem[kdt_rt::checked_index(slot, 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 44, 30, 1608, 1612}, "semaphore index")];
+#line 44
         L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `out_sem` (no DMA in flight)", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 44, 13, 1591, 1630}, s.flat});
+#line 44
         std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 32768, options);
+#line 44
         if (d_->bytes != 32768) {
+#line 44
           kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 32768 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 44, 13, 1591, 1630}, {{"the DMA was started here", d_->loc}}};
+#line 44
           throw kdt_rt::RunFailure{e_};
+#line 44
         }
+#line 44
         kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 44
         if (!d_->landed) dma_pipeline_run_dma(L, *d_);
+#line 44
       }
+#line 44
       L.scheduler.note_effect(device);
+#line 44
     }
-#line 47 "samples/dma_pipeline.kd"
+#line 47
     const int64_t start2 = kdt_rt::checked_index(static_cast<int64_t>(slot), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 47, 40, 1709, 1713}, "index");
+#line 47
     [[maybe_unused]] static const kdt_rt::SourceLoc site3 = kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 47, 33, 1702, 1714};
+#line 47
     kdt_rt::check_access(s.in_buf_shadow_, kdt_rt::Box{3, {start2, 0, 0}, {1, 32, 256}}, kdt_rt::Access::Read, s.clock, &site3);
+#line 47
     const int64_t start4 = kdt_rt::checked_index(static_cast<int64_t>(slot), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 47, 17, 1686, 1690}, "index");
+#line 47
     [[maybe_unused]] static const kdt_rt::SourceLoc site5 = kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 47, 9, 1678, 1735};
+#line 47
     kdt_rt::check_access(s.out_buf_shadow_, kdt_rt::Box{3, {start4, 0, 0}, {1, 32, 256}}, kdt_rt::Access::Write, s.clock, &site5);
+#line 47
     {
+#line 47
       int64_t f6 = 0;
+#line 47
       (void)f6;
+#line 47
       for (int64_t i6_0 = 0; i6_0 < 32; ++i6_0) {
+#line 47
         for (int64_t i6_1 = 0; i6_1 < 256; ++i6_1) {
+#line 47
           s.out_buf[(start4) * 8192 + (i6_0) * 256 + (i6_1)] = kdt_rt::op_add(kdt_rt::op_mul(kdt_rt::maximum(s.in_buf[(start2) * 8192 + (i6_0) * 256 + (i6_1)], 0x0p+0f), p.scale), 0x1p+0f);
+#line 47
           ++f6;
+#line 47
         }
+#line 47
       }
+#line 47
     }
+#line 47
     L.scheduler.note_effect(device);
-#line 49 "samples/dma_pipeline.kd"
+#line 49
     auto dma7 = std::make_shared<kdt_rt::DmaRecord>();
+#line 49
     dma7->site = 2;
+#line 49
     dma7->bytes = 32768;
+#line 49
     dma7->src_device = device;
+#line 49
     dma7->dst_device = device;
+#line 49
     dma7->program = s.flat;
+#line 49
     dma7->loc = kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 49, 9, 1778, 1847};
+#line 49
     dma7->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(slot), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 49, 27, 1796, 1800}, "DMA source index");
+#line 49
     dma7->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_add(base, kdt_rt::op_mul(t, int32_t(32)))), 32, 2048, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 49, 39, 1808, 1821}, "DMA destination index");
+#line 49
     dma7->src_box = kdt_rt::Box{3, {dma7->starts[0], 0, 0}, {1, 32, 256}};
+#line 49
     dma7->dst_box = kdt_rt::Box{2, {dma7->starts[1], 0}, {32, 256}};
+#line 49
     dma7->add = false;
+#line 49
     dma7->src_shadow = &s.out_buf_shadow_;
+#line 49
     dma7->dst_shadow = &L.shadows[static_cast<size_t>(dma7->dst_device) * 2 + 1];
+#line 49
     dma7->dst_sem = &s.out_sem[kdt_rt::checked_index(slot, 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 49, 71, 1840, 1844}, "semaphore index")];
+#line 49
     dma7->has_src_sem = false;
+#line 49
     kdt_rt::claim_dma(dma7, s.clock);
+#line 49
     if (options.eager_dma) dma_pipeline_run_dma(L, *dma7);
+#line 49
     s.out_sem[kdt_rt::checked_index(slot, 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 49, 71, 1840, 1844}, "semaphore index")].in_flight.push_back(dma7);
+#line 49
     L.scheduler.note_effect(device);
-#line 50 "samples/dma_pipeline.kd"
     {
+#line 50
       auto& sem_ = s.stored[0];
+#line 50
       sem_.value += int32_t(1);
+#line 50
       kdt_rt::release(sem_, s.clock);
+#line 50
     }
+#line 50
     L.scheduler.note_effect(device);
+#line 33
   }
-#line 54 "samples/dma_pipeline.kd"
+#line 54
   {
+#line 54
     auto& sem_ = s.out_sem[kdt_rt::checked_index(int32_t(0), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 54, 22, 1953, 1954}, "semaphore index")];
+#line 54
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `out_sem` (no DMA in flight)", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 54, 5, 1936, 1969}, s.flat});
+#line 54
     std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 32768, options);
+#line 54
     if (d_->bytes != 32768) {
+#line 54
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 32768 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 54, 5, 1936, 1969}, {{"the DMA was started here", d_->loc}}};
+#line 54
       throw kdt_rt::RunFailure{e_};
+#line 54
     }
+#line 54
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 54
     if (!d_->landed) dma_pipeline_run_dma(L, *d_);
+#line 54
   }
+#line 54
   L.scheduler.note_effect(device);
-#line 55 "samples/dma_pipeline.kd"
   {
+#line 55
     auto& sem_ = s.out_sem[kdt_rt::checked_index(int32_t(1), 1, 2, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 55, 22, 1991, 1992}, "semaphore index")];
+#line 55
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `out_sem` (no DMA in flight)", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 55, 5, 1974, 2007}, s.flat});
+#line 55
     std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 32768, options);
+#line 55
     if (d_->bytes != 32768) {
+#line 55
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 32768 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 55, 5, 1974, 2007}, {{"the DMA was started here", d_->loc}}};
+#line 55
       throw kdt_rt::RunFailure{e_};
+#line 55
     }
+#line 55
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 55
     if (!d_->landed) dma_pipeline_run_dma(L, *d_);
+#line 55
   }
+#line 55
   L.scheduler.note_effect(device);
-#line 56 "samples/dma_pipeline.kd"
   const int32_t sem8 = static_cast<int32_t>(L.scheduler.read_semaphore(device, [&] { return s.stored[0].value; }, [] {}));
+#line 56
   if (!((sem8 == int32_t(16)))) kdt_rt::fail(kdt_rt::Code::AssertFailed, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 56, 5, 2012, 2068}, "assertion failed: a tile was skipped");
-#line 57 "samples/dma_pipeline.kd"
   {
+#line 57
     auto& sem_ = s.stored[0];
+#line 57
     const int64_t amount_ = int32_t(16);
+#line 57
     L.scheduler.wait_until(device, [&] { return sem_.value >= amount_; }, {"sem_wait on `stored` (value " + std::to_string(sem_.value) + ", needs " + std::to_string(amount_) + ")", kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 57, 5, 2073, 2097}, s.flat});
+#line 57
     sem_.value -= amount_;
+#line 57
     kdt_rt::acquire(s.clock, sem_);
+#line 57
   }
+#line 57
   L.scheduler.note_effect(device);
   for (int64_t k_ = 0; k_ < 2; ++k_) {
+#line 58
     if (!s.in_sem[k_].in_flight.empty()) {
+#line 58
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.in_sem[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `in_sem[" + std::to_string(k_) + "]`");
+#line 58
     }
+#line 58
   }
+#line 58
   for (int64_t k_ = 0; k_ < 2; ++k_) {
+#line 58
     if (!s.out_sem[k_].in_flight.empty()) {
+#line 58
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.out_sem[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `out_sem[" + std::to_string(k_) + "]`");
+#line 58
     }
+#line 58
   }
+#line 58
   for (int64_t k_ = 0; k_ < 1; ++k_) {
+#line 58
     if (s.stored[k_].value != 0) {
+#line 58
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, kdt_rt::SourceLoc{"samples/dma_pipeline.kd", 14, 1, 548, 2139}, "semaphore `stored` is " + std::to_string(s.stored[k_].value) + " when the program ends; it must be back at 0");
+#line 58
     }
+#line 58
   }
+#line 58
 }
+#line 5138 "<stdout>"
 
 // Runs kernel `dma_pipeline` over its grid [4].
 // Returns 0, or 1 when a run-time check failed (described in *error).

@@ -24,167 +24,297 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
   __syncthreads();
 #line 21 "samples/layernorm.kd"
   // assert: checked on the C++ path only
-#line 22 "samples/layernorm.kd"
   int32_t r0 = kdt_cu::op_mul(kdt_pid0, int32_t(8));
+#line 22
   (void)r0;
-#line 24 "samples/layernorm.kd"
+#line 24
   {  // DMA: dst = src, 8192 bytes
+#line 24
     const int64_t start0_ = static_cast<int64_t>(r0);
+#line 24
     const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(x + (start0_ + 0) * 256) | reinterpret_cast<uintptr_t>(kdt_s_xs + 0)) & 15) == 0;
+#line 24
     if (kdt_bulk) {
+#line 24
       kdt_cu::fence_proxy_async_shared();
+#line 24
       __syncthreads();
+#line 24
       if (kdt_tid == 0) {
+#line 24
         kdt_cu::mbar_expect_tx(kdt_bar_ld + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]), 8192u);
+#line 24
         kdt_cu::bulk_g2s(kdt_s_xs + 0, x + (start0_ + 0) * 256, 8192u, kdt_bar_ld + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]));
+#line 24
       }
+#line 24
       kdt_cu::dma_push(kdt_q_ld[0], 1);
+#line 24
     } else {
+#line 24
       __syncthreads();
+#line 24
       for (int64_t e1_ = kdt_tid; e1_ < 2048; e1_ += kdt_nt) {
+#line 24
         const int64_t i1_0_ = (e1_ / 256);
+#line 24
         (void)i1_0_;
+#line 24
         const int64_t i1_1_ = e1_ % 256;
+#line 24
         (void)i1_1_;
+#line 24
         kdt_s_xs[(i1_0_) * 256 + (i1_1_)] = x[(start0_ + i1_0_) * 256 + (i1_1_)];
+#line 24
       }
+#line 24
       __syncthreads();
+#line 24
       kdt_cu::dma_push(kdt_q_ld[0], 0);
+#line 24
     }
+#line 24
   }
-#line 25 "samples/layernorm.kd"
   kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 64);
-#line 27 "samples/layernorm.kd"
+#line 27
   float* const t = reinterpret_cast<float*>(kdt_smem + 9344);
+#line 27
   __syncthreads();
+#line 27
   for (int64_t e2_ = kdt_tid; e2_ < 2048; e2_ += kdt_nt) {
+#line 27
     const int64_t i2_0_ = (e2_ / 256);
+#line 27
     (void)i2_0_;
+#line 27
     const int64_t i2_1_ = e2_ % 256;
+#line 27
     (void)i2_1_;
+#line 27
     t[e2_] = kdt_s_xs[(i2_0_) * 256 + (i2_1_)];
+#line 27
   }
+#line 27
   __syncthreads();
-#line 28 "samples/layernorm.kd"
   float* const mean = reinterpret_cast<float*>(kdt_smem + 17536);
+#line 28
   float* const t3_ = reinterpret_cast<float*>(kdt_smem + 17664);
+#line 28
   __syncthreads();
+#line 28
   for (int64_t o4_ = kdt_tid; o4_ < 8; o4_ += kdt_nt) {
+#line 28
     float acc_ = float();
+#line 28
     for (int64_t r_ = 0; r_ < 256; ++r_) acc_ = kdt_cu::AddOp{}(acc_, t[(o4_ / 1) * 256 + o4_ % 1 + r_ * 1]);
+#line 28
     t3_[o4_] = acc_;
+#line 28
   }
+#line 28
   __syncthreads();
+#line 28
   __syncthreads();
+#line 28
   for (int64_t e5_ = kdt_tid; e5_ < 8; e5_ += kdt_nt) {
+#line 28
     const int64_t i5_0_ = e5_;
+#line 28
     (void)i5_0_;
+#line 28
     const int64_t i5_1_ = e5_ % 1;
+#line 28
     (void)i5_1_;
+#line 28
     mean[e5_] = kdt_cu::op_div(t3_[e5_], kdt_cu::convert<float>(int32_t(256)));
+#line 28
   }
+#line 28
   __syncthreads();
-#line 29 "samples/layernorm.kd"
   float* const c = reinterpret_cast<float*>(kdt_smem + 17664);
+#line 29
   __syncthreads();
+#line 29
   for (int64_t e6_ = kdt_tid; e6_ < 2048; e6_ += kdt_nt) {
+#line 29
     const int64_t i6_0_ = (e6_ / 256);
+#line 29
     (void)i6_0_;
+#line 29
     const int64_t i6_1_ = e6_ % 256;
+#line 29
     (void)i6_1_;
+#line 29
     c[e6_] = kdt_cu::op_sub(t[e6_], mean[i6_0_]);
+#line 29
   }
+#line 29
   __syncthreads();
-#line 30 "samples/layernorm.kd"
   float* const variance = reinterpret_cast<float*>(kdt_smem + 25856);
+#line 30
   float* const t8_ = reinterpret_cast<float*>(kdt_smem + 25984);
+#line 30
   __syncthreads();
+#line 30
   for (int64_t e9_ = kdt_tid; e9_ < 2048; e9_ += kdt_nt) {
+#line 30
     const int64_t i9_0_ = (e9_ / 256);
+#line 30
     (void)i9_0_;
+#line 30
     const int64_t i9_1_ = e9_ % 256;
+#line 30
     (void)i9_1_;
+#line 30
     t8_[e9_] = kdt_cu::op_mul(c[e9_], c[e9_]);
+#line 30
   }
+#line 30
   __syncthreads();
+#line 30
   float* const t7_ = reinterpret_cast<float*>(kdt_smem + 34176);
+#line 30
   __syncthreads();
+#line 30
   for (int64_t o10_ = kdt_tid; o10_ < 8; o10_ += kdt_nt) {
+#line 30
     float acc_ = float();
+#line 30
     for (int64_t r_ = 0; r_ < 256; ++r_) acc_ = kdt_cu::AddOp{}(acc_, t8_[(o10_ / 1) * 256 + o10_ % 1 + r_ * 1]);
+#line 30
     t7_[o10_] = acc_;
+#line 30
   }
+#line 30
   __syncthreads();
+#line 30
   __syncthreads();
+#line 30
   for (int64_t e11_ = kdt_tid; e11_ < 8; e11_ += kdt_nt) {
+#line 30
     const int64_t i11_0_ = e11_;
+#line 30
     (void)i11_0_;
+#line 30
     const int64_t i11_1_ = e11_ % 1;
+#line 30
     (void)i11_1_;
+#line 30
     variance[e11_] = kdt_cu::op_div(t7_[e11_], kdt_cu::convert<float>(int32_t(256)));
+#line 30
   }
+#line 30
   __syncthreads();
-#line 31 "samples/layernorm.kd"
   float* const rs = reinterpret_cast<float*>(kdt_smem + 25984);
+#line 31
   __syncthreads();
+#line 31
   for (int64_t e12_ = kdt_tid; e12_ < 8; e12_ += kdt_nt) {
+#line 31
     const int64_t i12_0_ = e12_;
+#line 31
     (void)i12_0_;
+#line 31
     const int64_t i12_1_ = e12_ % 1;
+#line 31
     (void)i12_1_;
+#line 31
     rs[e12_] = kdt_cu::math::rsqrt(kdt_cu::op_add(variance[e12_], eps));
+#line 31
   }
+#line 31
   __syncthreads();
-#line 32 "samples/layernorm.kd"
   float* const g = reinterpret_cast<float*>(kdt_smem + 26112);
+#line 32
   float* const t14_ = reinterpret_cast<float*>(kdt_smem + 27136);
+#line 32
   __syncthreads();
+#line 32
   for (int64_t e15_ = kdt_tid; e15_ < 256; e15_ += kdt_nt) {
+#line 32
     const int64_t i15_0_ = e15_;
+#line 32
     (void)i15_0_;
+#line 32
     t14_[e15_] = gamma[(i15_0_)];
+#line 32
   }
+#line 32
   __syncthreads();
+#line 32
   __syncthreads();
+#line 32
   for (int64_t e16_ = kdt_tid; e16_ < 256; e16_ += kdt_nt) {
+#line 32
     const int64_t i16_0_ = (e16_ / 256);
+#line 32
     (void)i16_0_;
+#line 32
     const int64_t i16_1_ = e16_ % 256;
+#line 32
     (void)i16_1_;
+#line 32
     g[e16_] = t14_[e16_];
+#line 32
   }
+#line 32
   __syncthreads();
-#line 33 "samples/layernorm.kd"
   float* const t18_ = reinterpret_cast<float*>(kdt_smem + 27136);
+#line 33
   __syncthreads();
+#line 33
   for (int64_t e19_ = kdt_tid; e19_ < 256; e19_ += kdt_nt) {
+#line 33
     const int64_t i19_0_ = e19_;
+#line 33
     (void)i19_0_;
+#line 33
     t18_[e19_] = beta[(i19_0_)];
+#line 33
   }
+#line 33
   __syncthreads();
+#line 33
   const int64_t start20_ = static_cast<int64_t>(r0);
+#line 33
   __syncthreads();
+#line 33
   for (int64_t e21_ = kdt_tid; e21_ < 2048; e21_ += kdt_nt) {
+#line 33
     const int64_t i21_0_ = (e21_ / 256);
+#line 33
     (void)i21_0_;
+#line 33
     const int64_t i21_1_ = e21_ % 256;
+#line 33
     (void)i21_1_;
+#line 33
     y[(start20_ + i21_0_) * 256 + (i21_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e21_], rs[i21_0_]), g[i21_1_]), t18_[i21_1_]);
+#line 33
   }
+#line 33
   __syncthreads();
-#line 34 "samples/layernorm.kd"
   const int64_t start22_ = static_cast<int64_t>(r0);
+#line 34
   __syncthreads();
+#line 34
   for (int64_t e23_ = kdt_tid; e23_ < 8; e23_ += kdt_nt) {
+#line 34
     const int64_t i23_0_ = e23_;
+#line 34
     (void)i23_0_;
+#line 34
     const int64_t i23_1_ = e23_ % 1;
+#line 34
     (void)i23_1_;
+#line 34
     rstd[(start22_ + i23_0_)] = rs[e23_];
+#line 34
   }
+#line 34
   __syncthreads();
 }
+#line 1070 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

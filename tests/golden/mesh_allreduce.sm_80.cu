@@ -35,349 +35,528 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
   __syncthreads();
 #line 80 "samples/mesh_allreduce.kd"
   int32_t c0 = kdt_cu::op_mul(kdt_pid0, int32_t(128));
+#line 80
   (void)c0;
-#line 81 "samples/mesh_allreduce.kd"
   int32_t me = kdt_device;
+#line 81
   (void)me;
-#line 84 "samples/mesh_allreduce.kd"
+#line 84
   int32_t ny = int32_t(4);
+#line 84
   (void)ny;
-#line 85 "samples/mesh_allreduce.kd"
   int32_t right_y = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)), int32_t(1)), ny);
+#line 85
   (void)right_y;
-#line 86 "samples/mesh_allreduce.kd"
   int32_t left_y = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub(kdt_cu::op_add(kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)), ny), int32_t(1)), ny);
+#line 86
   (void)left_y;
-#line 87 "samples/mesh_allreduce.kd"
   int32_t right_y_id = kdt_cu::op_add(kdt_cu::op_sub(me, kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4))), right_y);
+#line 87
   (void)right_y_id;
-#line 88 "samples/mesh_allreduce.kd"
   int32_t left_y_id = kdt_cu::op_add(kdt_cu::op_sub(me, kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4))), left_y);
+#line 88
   (void)left_y_id;
-#line 90 "samples/mesh_allreduce.kd"
+#line 90
   int32_t nx = int32_t(2);
+#line 90
   (void)nx;
-#line 91 "samples/mesh_allreduce.kd"
   int32_t right_x = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)), int32_t(1)), nx);
+#line 91
   (void)right_x;
-#line 92 "samples/mesh_allreduce.kd"
   int32_t left_x = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub(kdt_cu::op_add(kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)), nx), int32_t(1)), nx);
+#line 92
   (void)left_x;
-#line 93 "samples/mesh_allreduce.kd"
   int32_t right_x_id = kdt_cu::op_add(me, kdt_cu::op_mul(kdt_cu::op_sub(right_x, kdt_cu::int_div<int32_t>(kdt_device, int32_t(4))), ny));
+#line 93
   (void)right_x_id;
-#line 94 "samples/mesh_allreduce.kd"
   int32_t left_x_id = kdt_cu::op_add(me, kdt_cu::op_mul(kdt_cu::op_sub(left_x, kdt_cu::int_div<int32_t>(kdt_device, int32_t(4))), ny));
+#line 94
   (void)left_x_id;
+#line 94
   // ring_prologue (KD function), expanded here
-#line 98 "samples/mesh_allreduce.kd"
+#line 98
   int32_t dma_device = (kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)) * 4 + right_y);
+#line 98
   (void)dma_device;
-#line 99 "samples/mesh_allreduce.kd"
   int32_t left = left_y_id;
+#line 99
   (void)left;
-#line 99 "samples/mesh_allreduce.kd"
+#line 99
   int32_t right = right_y_id;
+#line 99
   (void)right;
+#line 99
   // local_barrier (KD function), expanded here
-#line 47 "samples/mesh_allreduce.kd"
+#line 47
   int32_t left_2 = left;
+#line 47
   (void)left_2;
-#line 47 "samples/mesh_allreduce.kd"
+#line 47
   int32_t right_2 = right;
+#line 47
   (void)right_2;
+#line 47
   // signal (KD function), expanded here
-#line 37 "samples/mesh_allreduce.kd"
+#line 37
   int32_t neighbor = left_2;
+#line 37
   (void)neighbor;
-#line 30 "samples/mesh_allreduce.kd"
+#line 30
   kdt_cu::signal_sys((kdt_peers.sync[(neighbor)] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(1));
+#line 30
   // signal (KD function), expanded here
-#line 38 "samples/mesh_allreduce.kd"
+#line 38
   int32_t neighbor_2 = right_2;
+#line 38
   (void)neighbor_2;
-#line 30 "samples/mesh_allreduce.kd"
+#line 30
   kdt_cu::signal_sys((kdt_peers.sync[(neighbor_2)] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(1));
-#line 39 "samples/mesh_allreduce.kd"
+#line 39
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(2));
-#line 48 "samples/mesh_allreduce.kd"
+#line 48
   {  // DMA to device `device`: dst = src, 4096 bytes
+#line 48
     const int64_t start0_ = static_cast<int64_t>(c0);
+#line 48
     const int64_t start1_ = static_cast<int64_t>(c0);
+#line 48
     const int32_t device2_ = dma_device;
+#line 48
     float* const peer3_ = kdt_peers.hbm[device2_];
+#line 48
     __syncthreads();
+#line 48
     for (int64_t e4_ = kdt_tid; e4_ < 1024; e4_ += kdt_nt) {
+#line 48
       const int64_t i4_0_ = (e4_ / 128);
+#line 48
       (void)i4_0_;
+#line 48
       const int64_t i4_1_ = e4_ % 128;
+#line 48
       (void)i4_1_;
+#line 48
       peer3_[(i4_0_) * 256 + (start1_ + i4_1_)] = data[(i4_0_) * 256 + (start0_ + i4_1_)];
+#line 48
     }
+#line 48
     __syncthreads();
+#line 48
     kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0);
+#line 48
     kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+#line 48
   }
-#line 49 "samples/mesh_allreduce.kd"
   kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64);
-#line 49 "samples/mesh_allreduce.kd"
+#line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
-#line 50 "samples/mesh_allreduce.kd"
   const int64_t start5_ = static_cast<int64_t>(c0);
+#line 50
   __syncthreads();
+#line 50
   for (int64_t e6_ = kdt_tid; e6_ < 1024; e6_ += kdt_nt) {
+#line 50
     const int64_t i6_0_ = (e6_ / 128);
+#line 50
     (void)i6_0_;
+#line 50
     const int64_t i6_1_ = e6_ % 128;
+#line 50
     (void)i6_1_;
+#line 50
     out[(i6_0_) * 256 + (start5_ + i6_1_)] = 0x0p+0f;
+#line 50
   }
+#line 50
   __syncthreads();
-#line 100 "samples/mesh_allreduce.kd"
+#line 100
   for (int64_t step_it = int32_t(0); step_it < ny; step_it += 1) {
+#line 100
     const int32_t step = static_cast<int32_t>(step_it);
+#line 100
     (void)step;
-#line 101 "samples/mesh_allreduce.kd"
     int32_t working_slot = kdt_cu::int_rem<int32_t>(step, int32_t(2));
+#line 101
     (void)working_slot;
-#line 102 "samples/mesh_allreduce.kd"
     int32_t receiving_slot = kdt_cu::op_sub(int32_t(1), working_slot);
+#line 102
     (void)receiving_slot;
+#line 102
     // reduce_step (KD function), expanded here
-#line 105 "samples/mesh_allreduce.kd"
+#line 105
     int32_t dma_device_2 = (kdt_cu::int_div<int32_t>(kdt_device, int32_t(4)) * 4 + right_y);
+#line 105
     (void)dma_device_2;
-#line 106 "samples/mesh_allreduce.kd"
     int32_t left_3 = left_y_id;
+#line 106
     (void)left_3;
+#line 106
     // signal (KD function), expanded here
-#line 60 "samples/mesh_allreduce.kd"
+#line 60
     int32_t neighbor_3 = left_3;
+#line 60
     (void)neighbor_3;
-#line 30 "samples/mesh_allreduce.kd"
+#line 30
     kdt_cu::signal_sys((kdt_peers.sync[(neighbor_3)] + kdt_flat * 6 + 2 + (int32_t(1))), int32_t(1));
-#line 61 "samples/mesh_allreduce.kd"
+#line 61
     {  // DMA: dst = src, 4096 bytes
+#line 61
       const int64_t start7_ = static_cast<int64_t>(working_slot);
+#line 61
       const int64_t start8_ = static_cast<int64_t>(c0);
+#line 61
       const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start7_) * 2048 + (start8_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
+#line 61
       if (kdt_async) {
+#line 61
         __syncthreads();
+#line 61
         for (int64_t c_ = kdt_tid; c_ < 256; c_ += kdt_nt) {
+#line 61
           const int64_t row_ = c_ / 32, col_ = c_ % 32;
+#line 61
           (void)row_;
+#line 61
           kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start7_) * 2048 + (((row_ / 1) % 8)) * 256 + (start8_ + 0)) + col_ * 16);
+#line 61
         }
+#line 61
         kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
+#line 61
         kdt_cu::dma_push(kdt_q_copy_sem[0], 1);
+#line 61
       } else {
+#line 61
         __syncthreads();
+#line 61
         for (int64_t e9_ = kdt_tid; e9_ < 1024; e9_ += kdt_nt) {
+#line 61
           const int64_t i9_0_ = (e9_ / 128);
+#line 61
           (void)i9_0_;
+#line 61
           const int64_t i9_1_ = e9_ % 128;
+#line 61
           (void)i9_1_;
+#line 61
           kdt_s_receive_scratch[(i9_0_) * 128 + (i9_1_)] = hbm[(start7_) * 2048 + (i9_0_) * 256 + (start8_ + i9_1_)];
+#line 61
         }
+#line 61
         __syncthreads();
+#line 61
         kdt_cu::dma_push(kdt_q_copy_sem[0], 0);
+#line 61
       }
+#line 61
     }
-#line 62 "samples/mesh_allreduce.kd"
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(1))), int32_t(1));
-#line 63 "samples/mesh_allreduce.kd"
     {  // DMA to device `device`: dst = src, 4096 bytes
+#line 63
       const int64_t start10_ = static_cast<int64_t>(working_slot);
+#line 63
       const int64_t start11_ = static_cast<int64_t>(c0);
+#line 63
       const int64_t start12_ = static_cast<int64_t>(receiving_slot);
+#line 63
       const int64_t start13_ = static_cast<int64_t>(c0);
+#line 63
       const int32_t device14_ = dma_device_2;
+#line 63
       float* const peer15_ = kdt_peers.hbm[device14_];
+#line 63
       __syncthreads();
+#line 63
       for (int64_t e16_ = kdt_tid; e16_ < 1024; e16_ += kdt_nt) {
+#line 63
         const int64_t i16_0_ = (e16_ / 128);
+#line 63
         (void)i16_0_;
+#line 63
         const int64_t i16_1_ = e16_ % 128;
+#line 63
         (void)i16_1_;
+#line 63
         peer15_[(start12_) * 2048 + (i16_0_) * 256 + (start13_ + i16_1_)] = hbm[(start10_) * 2048 + (i16_0_) * 256 + (start11_ + i16_1_)];
+#line 63
       }
+#line 63
       __syncthreads();
+#line 63
       kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0);
+#line 63
       kdt_cu::signal_sys((kdt_peers.sync[device14_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+#line 63
     }
-#line 64 "samples/mesh_allreduce.kd"
     kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64);
-#line 65 "samples/mesh_allreduce.kd"
     const int64_t start17_ = static_cast<int64_t>(c0);
+#line 65
     __syncthreads();
+#line 65
     for (int64_t e18_ = kdt_tid; e18_ < 1024; e18_ += kdt_nt) {
+#line 65
       const int64_t i18_0_ = (e18_ / 128);
+#line 65
       (void)i18_0_;
+#line 65
       const int64_t i18_1_ = e18_ % 128;
+#line 65
       (void)i18_1_;
+#line 65
       out[(i18_0_) * 256 + (start17_ + i18_1_)] = kdt_cu::op_add(out[(i18_0_) * 256 + (start17_ + i18_1_)], kdt_s_receive_scratch[(i18_0_) * 128 + (i18_1_)]);
+#line 65
     }
+#line 65
     __syncthreads();
-#line 66 "samples/mesh_allreduce.kd"
     kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64);
-#line 66 "samples/mesh_allreduce.kd"
+#line 66
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+#line 100
   }
+#line 100
   // ring_prologue (KD function), expanded here
-#line 113 "samples/mesh_allreduce.kd"
+#line 113
   int32_t dma_device_3 = (right_x * 4 + kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)));
+#line 113
   (void)dma_device_3;
-#line 114 "samples/mesh_allreduce.kd"
   int32_t left_4 = left_x_id;
+#line 114
   (void)left_4;
-#line 114 "samples/mesh_allreduce.kd"
+#line 114
   int32_t right_3 = right_x_id;
+#line 114
   (void)right_3;
+#line 114
   // local_barrier (KD function), expanded here
-#line 47 "samples/mesh_allreduce.kd"
+#line 47
   int32_t left_5 = left_4;
+#line 47
   (void)left_5;
-#line 47 "samples/mesh_allreduce.kd"
+#line 47
   int32_t right_4 = right_3;
+#line 47
   (void)right_4;
+#line 47
   // signal (KD function), expanded here
-#line 37 "samples/mesh_allreduce.kd"
+#line 37
   int32_t neighbor_4 = left_5;
+#line 37
   (void)neighbor_4;
-#line 30 "samples/mesh_allreduce.kd"
+#line 30
   kdt_cu::signal_sys((kdt_peers.sync[(neighbor_4)] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(1));
+#line 30
   // signal (KD function), expanded here
-#line 38 "samples/mesh_allreduce.kd"
+#line 38
   int32_t neighbor_5 = right_4;
+#line 38
   (void)neighbor_5;
-#line 30 "samples/mesh_allreduce.kd"
+#line 30
   kdt_cu::signal_sys((kdt_peers.sync[(neighbor_5)] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(1));
-#line 39 "samples/mesh_allreduce.kd"
+#line 39
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(2));
-#line 48 "samples/mesh_allreduce.kd"
+#line 48
   {  // DMA to device `device`: dst = src, 4096 bytes
+#line 48
     const int64_t start19_ = static_cast<int64_t>(c0);
+#line 48
     const int64_t start20_ = static_cast<int64_t>(c0);
+#line 48
     const int32_t device21_ = dma_device_3;
+#line 48
     float* const peer22_ = kdt_peers.hbm[device21_];
+#line 48
     __syncthreads();
+#line 48
     for (int64_t e23_ = kdt_tid; e23_ < 1024; e23_ += kdt_nt) {
+#line 48
       const int64_t i23_0_ = (e23_ / 128);
+#line 48
       (void)i23_0_;
+#line 48
       const int64_t i23_1_ = e23_ % 128;
+#line 48
       (void)i23_1_;
+#line 48
       peer22_[(i23_0_) * 256 + (start20_ + i23_1_)] = out[(i23_0_) * 256 + (start19_ + i23_1_)];
+#line 48
     }
+#line 48
     __syncthreads();
+#line 48
     kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0);
+#line 48
     kdt_cu::signal_sys((kdt_peers.sync[device21_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+#line 48
   }
-#line 49 "samples/mesh_allreduce.kd"
   kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64);
-#line 49 "samples/mesh_allreduce.kd"
+#line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
-#line 50 "samples/mesh_allreduce.kd"
   const int64_t start24_ = static_cast<int64_t>(c0);
+#line 50
   __syncthreads();
+#line 50
   for (int64_t e25_ = kdt_tid; e25_ < 1024; e25_ += kdt_nt) {
+#line 50
     const int64_t i25_0_ = (e25_ / 128);
+#line 50
     (void)i25_0_;
+#line 50
     const int64_t i25_1_ = e25_ % 128;
+#line 50
     (void)i25_1_;
+#line 50
     out[(i25_0_) * 256 + (start24_ + i25_1_)] = 0x0p+0f;
+#line 50
   }
+#line 50
   __syncthreads();
-#line 115 "samples/mesh_allreduce.kd"
+#line 115
   for (int64_t step_2_it = int32_t(0); step_2_it < nx; step_2_it += 1) {
+#line 115
     const int32_t step_2 = static_cast<int32_t>(step_2_it);
+#line 115
     (void)step_2;
-#line 116 "samples/mesh_allreduce.kd"
     int32_t working_slot_2 = kdt_cu::int_rem<int32_t>(step_2, int32_t(2));
+#line 116
     (void)working_slot_2;
-#line 117 "samples/mesh_allreduce.kd"
     int32_t receiving_slot_2 = kdt_cu::op_sub(int32_t(1), working_slot_2);
+#line 117
     (void)receiving_slot_2;
+#line 117
     // reduce_step (KD function), expanded here
-#line 120 "samples/mesh_allreduce.kd"
+#line 120
     int32_t dma_device_4 = (right_x * 4 + kdt_cu::int_rem<int32_t>(kdt_device, int32_t(4)));
+#line 120
     (void)dma_device_4;
-#line 121 "samples/mesh_allreduce.kd"
     int32_t left_6 = left_x_id;
+#line 121
     (void)left_6;
+#line 121
     // signal (KD function), expanded here
-#line 60 "samples/mesh_allreduce.kd"
+#line 60
     int32_t neighbor_6 = left_6;
+#line 60
     (void)neighbor_6;
-#line 30 "samples/mesh_allreduce.kd"
+#line 30
     kdt_cu::signal_sys((kdt_peers.sync[(neighbor_6)] + kdt_flat * 6 + 2 + (int32_t(0))), int32_t(1));
-#line 61 "samples/mesh_allreduce.kd"
+#line 61
     {  // DMA: dst = src, 4096 bytes
+#line 61
       const int64_t start26_ = static_cast<int64_t>(working_slot_2);
+#line 61
       const int64_t start27_ = static_cast<int64_t>(c0);
+#line 61
       const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start26_) * 2048 + (start27_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
+#line 61
       if (kdt_async) {
+#line 61
         __syncthreads();
+#line 61
         for (int64_t c_ = kdt_tid; c_ < 256; c_ += kdt_nt) {
+#line 61
           const int64_t row_ = c_ / 32, col_ = c_ % 32;
+#line 61
           (void)row_;
+#line 61
           kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start26_) * 2048 + (((row_ / 1) % 8)) * 256 + (start27_ + 0)) + col_ * 16);
+#line 61
         }
+#line 61
         kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
+#line 61
         kdt_cu::dma_push(kdt_q_copy_sem[0], 1);
+#line 61
       } else {
+#line 61
         __syncthreads();
+#line 61
         for (int64_t e28_ = kdt_tid; e28_ < 1024; e28_ += kdt_nt) {
+#line 61
           const int64_t i28_0_ = (e28_ / 128);
+#line 61
           (void)i28_0_;
+#line 61
           const int64_t i28_1_ = e28_ % 128;
+#line 61
           (void)i28_1_;
+#line 61
           kdt_s_receive_scratch[(i28_0_) * 128 + (i28_1_)] = hbm[(start26_) * 2048 + (i28_0_) * 256 + (start27_ + i28_1_)];
+#line 61
         }
+#line 61
         __syncthreads();
+#line 61
         kdt_cu::dma_push(kdt_q_copy_sem[0], 0);
+#line 61
       }
+#line 61
     }
-#line 62 "samples/mesh_allreduce.kd"
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(0))), int32_t(1));
-#line 63 "samples/mesh_allreduce.kd"
     {  // DMA to device `device`: dst = src, 4096 bytes
+#line 63
       const int64_t start29_ = static_cast<int64_t>(working_slot_2);
+#line 63
       const int64_t start30_ = static_cast<int64_t>(c0);
+#line 63
       const int64_t start31_ = static_cast<int64_t>(receiving_slot_2);
+#line 63
       const int64_t start32_ = static_cast<int64_t>(c0);
+#line 63
       const int32_t device33_ = dma_device_4;
+#line 63
       float* const peer34_ = kdt_peers.hbm[device33_];
+#line 63
       __syncthreads();
+#line 63
       for (int64_t e35_ = kdt_tid; e35_ < 1024; e35_ += kdt_nt) {
+#line 63
         const int64_t i35_0_ = (e35_ / 128);
+#line 63
         (void)i35_0_;
+#line 63
         const int64_t i35_1_ = e35_ % 128;
+#line 63
         (void)i35_1_;
+#line 63
         peer34_[(start31_) * 2048 + (i35_0_) * 256 + (start32_ + i35_1_)] = hbm[(start29_) * 2048 + (i35_0_) * 256 + (start30_ + i35_1_)];
+#line 63
       }
+#line 63
       __syncthreads();
+#line 63
       kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0);
+#line 63
       kdt_cu::signal_sys((kdt_peers.sync[device33_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+#line 63
     }
-#line 64 "samples/mesh_allreduce.kd"
     kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64);
-#line 65 "samples/mesh_allreduce.kd"
     const int64_t start36_ = static_cast<int64_t>(c0);
+#line 65
     __syncthreads();
+#line 65
     for (int64_t e37_ = kdt_tid; e37_ < 1024; e37_ += kdt_nt) {
+#line 65
       const int64_t i37_0_ = (e37_ / 128);
+#line 65
       (void)i37_0_;
+#line 65
       const int64_t i37_1_ = e37_ % 128;
+#line 65
       (void)i37_1_;
+#line 65
       out[(i37_0_) * 256 + (start36_ + i37_1_)] = kdt_cu::op_add(out[(i37_0_) * 256 + (start36_ + i37_1_)], kdt_s_receive_scratch[(i37_0_) * 128 + (i37_1_)]);
+#line 65
     }
+#line 65
     __syncthreads();
-#line 66 "samples/mesh_allreduce.kd"
     kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64);
-#line 66 "samples/mesh_allreduce.kd"
+#line 66
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+#line 115
   }
+#line 123
 }
+#line 1312 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int mesh_allreduce_devices = 8;

@@ -54,95 +54,151 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
   __syncthreads();
 #line 39 "samples/peer_scratch.kd"
   int32_t i = kdt_pid0;
+#line 39
   (void)i;
-#line 40 "samples/peer_scratch.kd"
   int32_t left = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub(kdt_cu::op_add(kdt_device, int32_t(4)), int32_t(1)), int32_t(4));
+#line 40
   (void)left;
-#line 41 "samples/peer_scratch.kd"
   const int64_t start2_ = static_cast<int64_t>(i);
+#line 41
   __syncthreads();
+#line 41
   for (int64_t e3_ = kdt_tid; e3_ < 256; e3_ += kdt_nt) {
+#line 41
     const int64_t i3_0_ = e3_;
+#line 41
     (void)i3_0_;
+#line 41
     kdt_s_acc[(i3_0_)] = x[(start2_) * 256 + (i3_0_)];
+#line 41
   }
+#line 41
   __syncthreads();
-#line 42 "samples/peer_scratch.kd"
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 2 + 0 + 0), int32_t(1));
+#line 42
   // to_right (KD function), expanded here
-#line 22 "samples/peer_scratch.kd"
+#line 22
   int32_t right_result = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(kdt_device, int32_t(1)), int32_t(4));
+#line 22
   (void)right_result;
-#line 44 "samples/peer_scratch.kd"
+#line 44
   {  // DMA to device `device`: dst = src, 1024 bytes
+#line 44
     const int64_t start4_ = static_cast<int64_t>(i);
+#line 44
     const int32_t device5_ = right_result;
+#line 44
     // staged: lands in device device5_'s staging ring, applied by its wait
+#line 44
     unsigned char* const slot6_ = kdt_cu::stage_claim((reinterpret_cast<unsigned char*>(kdt_peers.sync[device5_]) + 64 + kdt_flat * 8464), 1056, kdt_red);
+#line 44
     if (kdt_tid == 0) {
+#line 44
       long long* const header_ = kdt_cu::stage_header(slot6_);
+#line 44
       header_[0] = 0;
+#line 44
       header_[1] = 0;
+#line 44
     }
+#line 44
     __syncthreads();
+#line 44
     for (int64_t e7_ = kdt_tid; e7_ < 256; e7_ += kdt_nt) {
+#line 44
       const int64_t i7_0_ = e7_;
+#line 44
       (void)i7_0_;
+#line 44
       reinterpret_cast<float*>(slot6_ + 32)[e7_] = x[(start4_) * 256 + (i7_0_)];
+#line 44
     }
+#line 44
     __syncthreads();
+#line 44
     kdt_cu::stage_publish(slot6_);
+#line 44
     kdt_cu::dma_push(kdt_q_send[0], 0);
+#line 44
     kdt_cu::signal_sys((kdt_peers.sync[device5_] + kdt_flat * 2 + 1 + 0), 1024);
+#line 44
   }
-#line 45 "samples/peer_scratch.kd"
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 0 + 0), int32_t(1));
+#line 45
   // add_to_right (KD function), expanded here
-#line 22 "samples/peer_scratch.kd"
+#line 22
   int32_t right_result_2 = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(kdt_device, int32_t(1)), int32_t(4));
+#line 22
   (void)right_result_2;
-#line 47 "samples/peer_scratch.kd"
+#line 47
   {  // DMA to device `device`: dst += src, 1024 bytes
+#line 47
     const int64_t start8_ = static_cast<int64_t>(i);
+#line 47
     const int32_t device9_ = right_result_2;
+#line 47
     // staged: lands in device device9_'s staging ring, applied by its wait
+#line 47
     unsigned char* const slot10_ = kdt_cu::stage_claim((reinterpret_cast<unsigned char*>(kdt_peers.sync[device9_]) + 64 + kdt_flat * 8464), 1056, kdt_red);
+#line 47
     if (kdt_tid == 0) {
+#line 47
       long long* const header_ = kdt_cu::stage_header(slot10_);
+#line 47
       header_[0] = 1;
+#line 47
       header_[1] = 0;
+#line 47
     }
+#line 47
     __syncthreads();
+#line 47
     for (int64_t e11_ = kdt_tid; e11_ < 256; e11_ += kdt_nt) {
+#line 47
       const int64_t i11_0_ = e11_;
+#line 47
       (void)i11_0_;
+#line 47
       reinterpret_cast<float*>(slot10_ + 32)[e11_] = x[(start8_) * 256 + (i11_0_)];
+#line 47
     }
+#line 47
     __syncthreads();
+#line 47
     kdt_cu::stage_publish(slot10_);
+#line 47
     kdt_cu::dma_push(kdt_q_send[0], 0);
+#line 47
     kdt_cu::signal_sys((kdt_peers.sync[device9_] + kdt_flat * 2 + 1 + 0), 1024);
+#line 47
   }
-#line 48 "samples/peer_scratch.kd"
   kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64);
-#line 48 "samples/peer_scratch.kd"
+#line 48
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024);
+#line 48
   kdt_apply_recv(kdt_cu::stage_take((reinterpret_cast<unsigned char*>(kdt_peers.sync[kdt_device]) + 64 + kdt_flat * 8464), 1056, kdt_red));
-#line 49 "samples/peer_scratch.kd"
   kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64);
-#line 49 "samples/peer_scratch.kd"
+#line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024);
+#line 49
   kdt_apply_recv(kdt_cu::stage_take((reinterpret_cast<unsigned char*>(kdt_peers.sync[kdt_device]) + 64 + kdt_flat * 8464), 1056, kdt_red));
-#line 50 "samples/peer_scratch.kd"
   const int64_t start12_ = static_cast<int64_t>(i);
+#line 50
   __syncthreads();
+#line 50
   for (int64_t e13_ = kdt_tid; e13_ < 256; e13_ += kdt_nt) {
+#line 50
     const int64_t i13_0_ = e13_;
+#line 50
     (void)i13_0_;
+#line 50
     y[(start12_) * 256 + (i13_0_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_s_inbox[(i13_0_)], 0x1p+1f), kdt_s_acc[(i13_0_)]);
+#line 50
   }
+#line 50
   __syncthreads();
 }
+#line 954 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int peer_scratch_devices = 4;

@@ -30,65 +30,90 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
   __syncthreads();
 #line 25 "samples/ring_exchange.kd"
   int32_t i = kdt_pid0;
+#line 25
   (void)i;
-#line 26 "samples/ring_exchange.kd"
   int32_t me = kdt_device;
+#line 26
   (void)me;
-#line 27 "samples/ring_exchange.kd"
   int32_t n = int32_t(4);
+#line 27
   (void)n;
-#line 28 "samples/ring_exchange.kd"
   int32_t right = kdt_cu::int_rem<int32_t>(kdt_cu::op_add(me, int32_t(1)), n);
+#line 28
   (void)right;
-#line 29 "samples/ring_exchange.kd"
   int32_t left = kdt_cu::int_rem<int32_t>(kdt_cu::op_sub(kdt_cu::op_add(me, n), int32_t(1)), n);
+#line 29
   (void)left;
-#line 32 "samples/ring_exchange.kd"
+#line 32
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 0 + 0), int32_t(1));
-#line 33 "samples/ring_exchange.kd"
   kdt_cu::signal_sys((kdt_peers.sync[(right)] + kdt_flat * 3 + 0 + 0), int32_t(1));
-#line 34 "samples/ring_exchange.kd"
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 0 + 0), int32_t(2));
-#line 38 "samples/ring_exchange.kd"
+#line 38
   {  // DMA to device `device`: dst = src, 8192 bytes
+#line 38
     const int64_t start0_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+#line 38
     const int64_t start1_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+#line 38
     const int32_t device2_ = right;
+#line 38
     float* const peer3_ = kdt_peers.recv[device2_];
+#line 38
     __syncthreads();
+#line 38
     for (int64_t e4_ = kdt_tid; e4_ < 2048; e4_ += kdt_nt) {
+#line 38
       const int64_t i4_0_ = (e4_ / 64);
+#line 38
       (void)i4_0_;
+#line 38
       const int64_t i4_1_ = e4_ % 64;
+#line 38
       (void)i4_1_;
+#line 38
       peer3_[(start1_ + i4_0_) * 64 + (i4_1_)] = x[(start0_ + i4_0_) * 64 + (i4_1_)];
+#line 38
     }
+#line 38
     __syncthreads();
+#line 38
     kdt_cu::dma_push(kdt_q_send_sem[0], 0);
+#line 38
     kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 3 + 2 + 0), 8192);
+#line 38
   }
-#line 40 "samples/ring_exchange.kd"
+#line 40
   kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 64);
-#line 41 "samples/ring_exchange.kd"
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 2 + 0), 8192);
-#line 45 "samples/ring_exchange.kd"
+#line 45
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 1 + 0), int32_t(1));
-#line 46 "samples/ring_exchange.kd"
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 1 + 0), int32_t(1));
-#line 48 "samples/ring_exchange.kd"
+#line 48
   const int64_t start5_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+#line 48
   const int64_t start6_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+#line 48
   const int64_t start7_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
+#line 48
   __syncthreads();
+#line 48
   for (int64_t e8_ = kdt_tid; e8_ < 2048; e8_ += kdt_nt) {
+#line 48
     const int64_t i8_0_ = (e8_ / 64);
+#line 48
     (void)i8_0_;
+#line 48
     const int64_t i8_1_ = e8_ % 64;
+#line 48
     (void)i8_1_;
+#line 48
     mixed[(start7_ + i8_0_) * 64 + (i8_1_)] = kdt_cu::op_mul(0x1p-1f, kdt_cu::op_add(x[(start5_ + i8_0_) * 64 + (i8_1_)], recv[(start6_ + i8_0_) * 64 + (i8_1_)]));
+#line 48
   }
+#line 48
   __syncthreads();
 }
+#line 869 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int ring_exchange_devices = 4;

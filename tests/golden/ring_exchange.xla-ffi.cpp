@@ -68,134 +68,228 @@ static void ring_exchange_program(ring_exchange_launch& L, int device, ring_exch
   (void)p, (void)options;
 #line 25 "samples/ring_exchange.kd"
   [[maybe_unused]] const int32_t i = static_cast<int32_t>(s.program[0]);
-#line 26 "samples/ring_exchange.kd"
   [[maybe_unused]] const int32_t me = static_cast<int32_t>(device);
-#line 27 "samples/ring_exchange.kd"
   [[maybe_unused]] const int32_t n = int32_t(4);
-#line 28 "samples/ring_exchange.kd"
   [[maybe_unused]] const int32_t right = kdt_rt::int_rem<int32_t>(kdt_rt::op_add(me, int32_t(1)), kdt_rt::checked_divisor<int32_t>(n, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 28, 17, 869, 881}));
-#line 29 "samples/ring_exchange.kd"
   [[maybe_unused]] const int32_t left = kdt_rt::int_rem<int32_t>(kdt_rt::op_sub(kdt_rt::op_add(me, n), int32_t(1)), kdt_rt::checked_divisor<int32_t>(n, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 29, 16, 898, 914}));
-#line 32 "samples/ring_exchange.kd"
+#line 32
   {
+#line 32
     auto& sem_ = L.state(kdt_rt::checked_device(left, 4, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 32, 33, 1019, 1023}), s.flat).ready[0];
+#line 32
     sem_.value += int32_t(1);
+#line 32
     kdt_rt::release(sem_, s.clock);
+#line 32
   }
-#line 33 "samples/ring_exchange.kd"
   {
+#line 33
     auto& sem_ = L.state(kdt_rt::checked_device(right, 4, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 33, 33, 1058, 1063}), s.flat).ready[0];
+#line 33
     sem_.value += int32_t(1);
+#line 33
     kdt_rt::release(sem_, s.clock);
+#line 33
   }
-#line 34 "samples/ring_exchange.kd"
   {
+#line 34
     auto& sem_ = s.ready[0];
+#line 34
     const int64_t amount_ = int32_t(2);
+#line 34
     L.scheduler.wait_until(device, [&] { return sem_.value >= amount_; }, {"sem_wait on `ready` (value " + std::to_string(sem_.value) + ", needs " + std::to_string(amount_) + ")", kdt_rt::SourceLoc{"samples/ring_exchange.kd", 34, 5, 1070, 1089}, s.flat});
+#line 34
     sem_.value -= amount_;
+#line 34
     kdt_rt::acquire(s.clock, sem_);
+#line 34
   }
-#line 38 "samples/ring_exchange.kd"
+#line 38
   auto dma0 = std::make_shared<kdt_rt::DmaRecord>();
+#line 38
   dma0->site = 0;
+#line 38
   dma0->bytes = 8192;
+#line 38
   dma0->src_device = device;
+#line 38
   dma0->dst_device = kdt_rt::checked_device(right, 4, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 39, 40, 1325, 1330});
+#line 38
   dma0->program = s.flat;
+#line 38
   dma0->loc = kdt_rt::SourceLoc{"samples/ring_exchange.kd", 38, 5, 1219, 1333};
+#line 38
   dma0->starts[0] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(32))), 32, 128, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 38, 20, 1234, 1240}, "DMA source index");
+#line 38
   dma0->starts[1] = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(32))), 32, 128, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 38, 45, 1259, 1265}, "DMA destination index");
+#line 38
   dma0->src_box = kdt_rt::Box{2, {dma0->starts[0], 0}, {32, 64}};
+#line 38
   dma0->dst_box = kdt_rt::Box{2, {dma0->starts[1], 0}, {32, 64}};
+#line 38
   dma0->add = false;
+#line 38
   dma0->src_shadow = &L.shadows[static_cast<size_t>(device) * 3 + 0];
+#line 38
   dma0->dst_shadow = &L.shadows[static_cast<size_t>(dma0->dst_device) * 3 + 1];
+#line 38
   dma0->dst_sem = &L.state(dma0->dst_device, s.flat).recv_sem[0];
+#line 38
   dma0->has_src_sem = true;
+#line 38
   kdt_rt::claim_dma(dma0, s.clock);
+#line 38
   if (options.eager_dma) ring_exchange_run_dma(L, *dma0);
+#line 38
   L.state(dma0->dst_device, s.flat).recv_sem[0].in_flight.push_back(dma0);
+#line 38
   s.send_sem[0].in_flight.push_back(dma0);
-#line 40 "samples/ring_exchange.kd"
+#line 40
   {
+#line 40
     auto& sem_ = s.send_sem[0];
+#line 40
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `send_sem` (no DMA in flight)", kdt_rt::SourceLoc{"samples/ring_exchange.kd", 40, 5, 1338, 1379}, s.flat});
+#line 40
     std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 8192, options);
+#line 40
     if (d_->bytes != 8192) {
+#line 40
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 8192 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/ring_exchange.kd", 40, 5, 1338, 1379}, {{"the DMA was started here", d_->loc}}};
+#line 40
       throw kdt_rt::RunFailure{e_};
+#line 40
     }
+#line 40
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 40
     if (!d_->landed) ring_exchange_run_dma(L, *d_);
+#line 40
   }
-#line 41 "samples/ring_exchange.kd"
   {
+#line 41
     auto& sem_ = s.recv_sem[0];
+#line 41
     L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {"dma_wait on `recv_sem` (no DMA in flight)", kdt_rt::SourceLoc{"samples/ring_exchange.kd", 41, 5, 1417, 1461}, s.flat});
+#line 41
     std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, 8192, options);
+#line 41
     if (d_->bytes != 8192) {
+#line 41
       kdt_rt::RunError e_{kdt_rt::Code::DmaWaitMismatch, "this wait is for 8192 bytes, but the DMA it retires moves " + std::to_string(d_->bytes) + " bytes", kdt_rt::SourceLoc{"samples/ring_exchange.kd", 41, 5, 1417, 1461}, {{"the DMA was started here", d_->loc}}};
+#line 41
       throw kdt_rt::RunFailure{e_};
+#line 41
     }
+#line 41
     kdt_rt::retire_claims(*d_, &sem_, s.clock);
+#line 41
     if (!d_->landed) ring_exchange_run_dma(L, *d_);
+#line 41
   }
-#line 45 "samples/ring_exchange.kd"
+#line 45
   {
+#line 45
     auto& sem_ = L.state(kdt_rt::checked_device(left, 4, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 45, 33, 1671, 1675}), s.flat).acked[0];
+#line 45
     sem_.value += int32_t(1);
+#line 45
     kdt_rt::release(sem_, s.clock);
+#line 45
   }
-#line 46 "samples/ring_exchange.kd"
   {
+#line 46
     auto& sem_ = s.acked[0];
+#line 46
     const int64_t amount_ = int32_t(1);
+#line 46
     L.scheduler.wait_until(device, [&] { return sem_.value >= amount_; }, {"sem_wait on `acked` (value " + std::to_string(sem_.value) + ", needs " + std::to_string(amount_) + ")", kdt_rt::SourceLoc{"samples/ring_exchange.kd", 46, 5, 1682, 1698}, s.flat});
+#line 46
     sem_.value -= amount_;
+#line 46
     kdt_rt::acquire(s.clock, sem_);
+#line 46
   }
-#line 48 "samples/ring_exchange.kd"
+#line 48
   const int64_t start1 = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(32))), 32, 128, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 48, 44, 1743, 1749}, "index");
+#line 48
   [[maybe_unused]] static const kdt_rt::SourceLoc site2 = kdt_rt::SourceLoc{"samples/ring_exchange.kd", 48, 39, 1738, 1758};
+#line 48
   kdt_rt::check_access(L.shadows[static_cast<size_t>(device) * 3 + 0], kdt_rt::Box{2, {start1, 0}, {32, 64}}, kdt_rt::Access::Read, s.clock, &site2);
+#line 48
   const int64_t start3 = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(32))), 32, 128, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 48, 70, 1769, 1775}, "index");
+#line 48
   [[maybe_unused]] static const kdt_rt::SourceLoc site4 = kdt_rt::SourceLoc{"samples/ring_exchange.kd", 48, 62, 1761, 1784};
+#line 48
   kdt_rt::check_access(L.shadows[static_cast<size_t>(device) * 3 + 1], kdt_rt::Box{2, {start3, 0}, {32, 64}}, kdt_rt::Access::Read, s.clock, &site4);
+#line 48
   const int64_t start5 = kdt_rt::checked_index(static_cast<int64_t>(kdt_rt::op_mul(i, int32_t(32))), 32, 128, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 48, 14, 1713, 1719}, "index");
+#line 48
   [[maybe_unused]] static const kdt_rt::SourceLoc site6 = kdt_rt::SourceLoc{"samples/ring_exchange.kd", 48, 5, 1704, 1786};
+#line 48
   kdt_rt::check_access(L.shadows[static_cast<size_t>(device) * 3 + 2], kdt_rt::Box{2, {start5, 0}, {32, 64}}, kdt_rt::Access::Write, s.clock, &site6);
+#line 48
   {
+#line 48
     int64_t f7 = 0;
+#line 48
     (void)f7;
+#line 48
     for (int64_t i7_0 = 0; i7_0 < 32; ++i7_0) {
+#line 48
       for (int64_t i7_1 = 0; i7_1 < 64; ++i7_1) {
+#line 48
         p.mixed[(start5 + i7_0) * 64 + (i7_1)] = kdt_rt::op_mul(0x1p-1f, kdt_rt::op_add(p.x[(start1 + i7_0) * 64 + (i7_1)], p.recv[(start3 + i7_0) * 64 + (i7_1)]));
+#line 48
         ++f7;
+#line 48
       }
+#line 48
     }
+#line 48
   }
   for (int64_t k_ = 0; k_ < 1; ++k_) {
+#line 49
     if (s.ready[k_].value != 0) {
+#line 49
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 13, 1, 527, 1788}, "semaphore `ready` is " + std::to_string(s.ready[k_].value) + " when the program ends; it must be back at 0");
+#line 49
     }
+#line 49
   }
+#line 49
   for (int64_t k_ = 0; k_ < 1; ++k_) {
+#line 49
     if (!s.send_sem[k_].in_flight.empty()) {
+#line 49
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.send_sem[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `send_sem`");
+#line 49
     }
+#line 49
   }
+#line 49
   for (int64_t k_ = 0; k_ < 1; ++k_) {
+#line 49
     if (!s.recv_sem[k_].in_flight.empty()) {
+#line 49
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, s.recv_sem[k_].in_flight.front()->loc, "this DMA is never retired: the program ends with it in flight on `recv_sem`");
+#line 49
     }
+#line 49
   }
+#line 49
   for (int64_t k_ = 0; k_ < 1; ++k_) {
+#line 49
     if (s.acked[k_].value != 0) {
+#line 49
       kdt_rt::fail(kdt_rt::Code::SemaphoreLeak, kdt_rt::SourceLoc{"samples/ring_exchange.kd", 13, 1, 527, 1788}, "semaphore `acked` is " + std::to_string(s.acked[k_].value) + " when the program ends; it must be back at 0");
+#line 49
     }
+#line 49
   }
+#line 49
 }
+#line 5008 "<stdout>"
 
 // Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).
 [[maybe_unused]] static void ring_exchange_launch_end_checks(ring_exchange_launch& L) {

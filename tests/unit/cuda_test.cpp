@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <vector>
 
 #include "test_support.h"
@@ -189,9 +190,9 @@ TEST_SUITE("cuda_emit") {
       for (std::string arch : {"sm_90", "sm_80"}) {
         INFO(s << " " << arch);
         REQUIRE(emit(sample(s), "cuda", arch, tmp.file("a.cu")) == 0);
-        REQUIRE(emit(sample(s), "cuda", arch, tmp.file("b.cu")) == 0);
         std::string a = read_text(tmp.file("a.cu"));
-        CHECK(a == read_text(tmp.file("b.cu")));
+        REQUIRE(emit(sample(s), "cuda", arch, tmp.file("a.cu")) == 0);  // the same name: its #line directives
+        CHECK(a == read_text(tmp.file("a.cu")));
         CHECK(a.find("__global__ void") != std::string::npos);
         CHECK(a.find("inline cudaError_t") != std::string::npos);
         CHECK(a.find("\n#pragma once") == std::string::npos);  // the prelude uses a classic guard
@@ -269,7 +270,8 @@ TEST_SUITE("cuda_emit") {
     TempDir tmp;
     kdt::test::write_text(tmp.file("c.kd"), kConstructs);
     REQUIRE(emit(tmp.file("c.kd"), "cuda", "sm_90", tmp.file("c.cu")) == 0);
-    std::string a = read_text(tmp.file("c.cu"));
+    // Without the #line directives between an asm statement's lines.
+    std::string a = std::regex_replace(read_text(tmp.file("c.cu")), std::regex("\n#line [0-9]+\n"), "\n");
     CHECK(a.find(": \"=h\"(o0_)\n      : \"h\"(i0_), \"h\"(i1_)") != std::string::npos);  // f16
     CHECK(a.find(": \"=d\"(o0_)\n      : \"d\"(i0_)") != std::string::npos);                // f64
     CHECK(a.find(": \"=l\"(o0_)\n      : \"l\"(i0_)") != std::string::npos);                // i64

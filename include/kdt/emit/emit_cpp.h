@@ -11,6 +11,9 @@ struct CppEmitOptions {
   bool checks = true;    // run-time checks (--no-checks leaves them out)
   bool harness = false;  // add a main() that reads and writes .npy files
   std::string input_name;  // for the header comment
+  // The emitted file's own name, for the `#line` directives that return
+  // to it after KD lines (-o's path; "<stdout>"; kdt run's "kernel.cpp").
+  std::string output_name = "<stdout>";
   // With `harness`: the defaults of the harness's --dma-mode, --dma-order and --program-order.
   std::string dma_mode = "on_wait";
   std::string dma_order = "fifo";

@@ -13,6 +13,7 @@ struct CudaEmitOptions {
   std::string arch = "sm_90";  // --arch
   int threads = 128;           // --threads (a kernel's threads(T) wins)
   std::string input_name;
+  std::string output_name = "<stdout>";  // the emitted file's own name, for `#line` (emit_cpp.h)
   // "xla-ffi": an XLA FFI handler per kernel for the CUDA platform after
   // the launchers (--emit=cuda-xla-ffi; single-device kernels only).
   std::string binding;

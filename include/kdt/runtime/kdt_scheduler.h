@@ -65,6 +65,12 @@ inline std::vector<int64_t> program_order(int64_t count, const RunOptions& optio
 // diagnostic at the largest tile instead of overflowing the stack.
 // ---------------------------------------------------------------------------
 struct BlockedWait {
+  BlockedWait() = default;
+  BlockedWait(std::string what_, SourceLoc loc_, int64_t program_) : what(std::move(what_)), loc(loc_), program(program_) {}
+  // A literal's string is made here, not in the kernel: GCC gives the
+  // allocator of a string built in place from a literal the line of the
+  // enclosing function's end, where a debugger would then stop.
+  BlockedWait(const char* what_, SourceLoc loc_, int64_t program_) : what(what_), loc(loc_), program(program_) {}
   std::string what;  // "sem_wait on `s` (value 0, needs 1)"
   SourceLoc loc{"", 0, 0, 0, 0};
   int64_t program = 0;
