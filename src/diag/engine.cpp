@@ -6,6 +6,54 @@
 
 namespace kdt {
 
+std::optional<Severity> WarningPolicy::severity(DiagCode code) const {
+  if (silence) return std::nullopt;
+  if (auto on = enabled.find(code); on != enabled.end() && !on->second) return std::nullopt;
+  auto error = as_error.find(code);
+  return (error != as_error.end() ? error->second : all_errors) ? Severity::Error : Severity::Warning;
+}
+
+bool WarningPolicy::apply(const std::string& flag, std::string& error) {
+  // -Wall and -Wextra: every warning kdt has, which are on unless turned off.
+  if (flag == "all" || flag == "extra") {
+    for (const DiagInfo& info : all_diagnostics()) {
+      if (info.severity == Severity::Warning) enabled[info.code] = true;
+    }
+    return true;
+  }
+  if (flag == "error") {
+    all_errors = true;
+    return true;
+  }
+  std::string name = flag;
+  bool on = true, as_error_flag = false;
+  if (name.rfind("no-", 0) == 0) {
+    on = false;
+    name = name.substr(3);
+  }
+  if (name.rfind("error=", 0) == 0) {
+    as_error_flag = true;
+    name = name.substr(6);
+  }
+  std::optional<DiagCode> code = diag_code_from_name(name);
+  if (!code || diag_info(*code).severity != Severity::Warning) {
+    std::string warnings;
+    for (const DiagInfo& info : all_diagnostics()) {
+      if (info.severity == Severity::Warning) warnings += std::string(warnings.empty() ? "" : ", ") + info.name;
+    }
+    error = "-W" + flag + ": " + (code ? "`" + name + "` is an error, not a warning" : "no warning is called `" + name + "`") +
+            "; kdt's warnings are " + warnings;
+    return false;
+  }
+  if (as_error_flag) {
+    as_error[*code] = on;
+    if (on) enabled[*code] = true;  // as GCC: -Werror=CODE also enables it
+  } else {
+    enabled[*code] = on;
+  }
+  return true;
+}
+
 Diagnostic* DiagnosticBuilder::target() {
   if (index_ == SIZE_MAX) return nullptr;
   return &engine_->diagnostics_[index_];
@@ -29,8 +77,9 @@ DiagnosticBuilder& DiagnosticBuilder::fixit(SourceRange range, std::string repla
 DiagnosticBuilder DiagnosticEngine::report(DiagCode code, SourceRange range, std::string message) {
   Severity severity = diag_info(code).severity;
   if (severity == Severity::Warning) {
-    if (ignore_warnings_) return DiagnosticBuilder(this, SIZE_MAX);
-    if (warnings_as_errors_) severity = Severity::Error;
+    std::optional<Severity> chosen = warnings_.severity(code);
+    if (!chosen) return DiagnosticBuilder(this, SIZE_MAX);
+    severity = *chosen;
   }
   if (report_once_) {
     for (const Diagnostic& d : diagnostics_) {

@@ -9,17 +9,24 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// As GCC writes a position: `column` is the display column (tabs to the
+// next multiple of 8, wide characters 2), with `display-column` and
+// `byte-column` beside it, all 1-based (`column-origin`).
 json position(const SourceManager& sources, FileId file, uint32_t offset) {
   LineColumn lc = sources.position(file, offset);
   return {{"file", sources.file(file).path},
           {"line", lc.line},
-          {"column", lc.column},
+          {"column", lc.display_column},
+          {"display-column", lc.display_column},
           {"byte-column", lc.byte_column}};
 }
 
-// GCC's `finish` is the last character of the range, inclusive.
+// GCC's `finish` is the last character of the range, inclusive: the first
+// byte of its last code point.
 json location(const SourceManager& sources, SourceRange range, const std::string& label = {}) {
   uint32_t last = range.end > range.begin ? range.end - 1 : range.begin;
+  const std::string& text = sources.file(range.file).text;
+  while (last > range.begin && last < text.size() && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
   json loc = {{"caret", position(sources, range.file, range.begin)},
               {"start", position(sources, range.file, range.begin)},
               {"finish", position(sources, range.file, last)}};
@@ -49,8 +56,13 @@ std::string render_json(const std::vector<Diagnostic>& diags, const SourceManage
     json entry = {{"kind", severity_name(d.severity)},
                   {"message", d.message},
                   {"code", diag_info(d.code).name},
+                  {"column-origin", 1},
                   {"locations", locs},
                   {"children", children}};
+    // A warning's flag, as GCC names it: -WCODE, or -Werror=CODE once an error.
+    if (diag_info(d.code).severity == Severity::Warning) {
+      entry["option"] = std::string(d.severity == Severity::Error ? "-Werror=" : "-W") + diag_info(d.code).name;
+    }
     if (!d.fixits.empty()) {
       json fixits = json::array();
       for (const FixIt& fix : d.fixits) {

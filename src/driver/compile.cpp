@@ -23,8 +23,7 @@ namespace kdt {
 std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Options& options,
                                                std::optional<std::string> text) {
   auto c = std::make_unique<Compilation>();
-  c->diags.set_warnings_as_errors(options.warnings_as_errors);
-  c->diags.set_ignore_warnings(options.no_warnings);
+  c->diags.set_warning_policy(options.warnings);
   LoadOptions load;
   load.include_dirs = options.include_dirs;
   load.parse.limits = options.limits;

@@ -52,13 +52,16 @@ po::options_description describe() {
   return d;
 }
 
-// GCC-style single-dash long options (-Werror, -MD, ...) are rewritten to
-// their double-dash spelling before Boost sees them.
+// GCC-style single-dash long options (-MD, ...) are rewritten to their
+// double-dash spelling before Boost sees them, and every -W flag (-Werror,
+// -Wno-CODE, -Werror=CODE, -Wall) becomes --warning=FLAG, in order.
 std::vector<std::string> normalise(const std::vector<std::string>& args, const po::options_description& desc) {
   std::vector<std::string> out;
   for (const std::string& a : args) {
-    bool gcc_style = a == "-Werror" || a == "-MD" || a == "-MP" || a == "-MF" || a == "-MT";
+    bool gcc_style = a == "-MD" || a == "-MP" || a == "-MF" || a == "-MT";
     if (gcc_style && desc.find_nothrow(a.substr(1), false)) out.push_back("-" + a);
+    else if (a.size() > 2 && a.rfind("-W", 0) == 0 && desc.find_nothrow("warning", false)) out.push_back("--warning=" + a.substr(2));
+    else if (a == "--Werror" && desc.find_nothrow("warning", false)) out.push_back("--warning=error");
     else out.push_back(a);
   }
   return out;
@@ -223,7 +226,8 @@ void add_option_group(po::options_description& d, OptionGroup group) {
         ("diagnostics-format", po::value<std::string>()->value_name("FORMAT"), "text (default), json or sarif")
         ("diagnostics-file", po::value<std::string>()->value_name("PATH"), "write diagnostics there instead of stderr")
         ("color", po::value<std::string>()->value_name("WHEN"), "colour text diagnostics: auto (default), always, never")
-        ("Werror", po::bool_switch(), "treat warnings as errors")
+        ("warning", po::value<std::vector<std::string>>()->composing(),
+         "-Werror (warnings as errors), -Wno-CODE, -Werror=CODE, -Wno-error=CODE, -WCODE, -Wall")
         (",w", po::bool_switch(), "silence warnings")
         ("no-static-dma-checks", po::bool_switch(),
          "skip the static DMA-protocol checks (dma-protocol); the run-time checks still decide");
@@ -284,8 +288,12 @@ bool read_option_group(const po::variables_map& vm, OptionGroup group, Options& 
             {"auto", "auto"}, {"always", "always"}, {"never", "never"}};
         if (!pick(vm["color"].as<std::string>(), whens, out.color, "color", error)) return false;
       }
-      out.warnings_as_errors = vm["Werror"].as<bool>();
-      out.no_warnings = vm["-w"].as<bool>();
+      if (vm.count("warning")) {
+        for (const std::string& flag : vm["warning"].as<std::vector<std::string>>()) {
+          if (!out.warnings.apply(flag, error)) return false;
+        }
+      }
+      out.warnings.silence = vm["-w"].as<bool>();
       out.static_dma_checks = !vm["no-static-dma-checks"].as<bool>();
       return true;
     case OptionGroup::Limits:

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -292,6 +293,116 @@ TEST_SUITE("diagnostics") {
     kdt::test::RunResult quiet = kdt::test::run_kdt("-w " + tmp.file("w.kd"));
     CHECK(quiet.status == 0);
     CHECK(quiet.err.empty());
+  }
+
+  TEST_CASE("-Wno-CODE, -Werror=CODE, -Wno-error=CODE, -Wall, and the JSON's option as GCC names it") {
+    kdt::test::TempDir tmp;
+    const std::string w = tmp.file("w.kd");
+    kdt::test::write_text(w, "kernel k(x: inout f32[4] @global) grid(1) { let unused = 1; }\n");
+    struct Case {
+      std::string flags;
+      int status;
+      std::string kind, option;  // of the one diagnostic; "" for none
+    };
+    const Case cases[] = {
+        {"", 0, "warning", "-Wunused-binding"},
+        {"-Wno-unused-binding", 0, "", ""},
+        {"-Wno-unused-binding -Wunused-binding", 0, "warning", "-Wunused-binding"},
+        {"-Werror=unused-binding", 1, "error", "-Werror=unused-binding"},
+        {"-Wno-unused-binding -Werror=unused-binding", 1, "error", "-Werror=unused-binding"},
+        {"-Werror -Wno-error=unused-binding", 0, "warning", "-Wunused-binding"},
+        {"-Werror -Wno-error=asm-cross-lane", 1, "error", "-Werror=unused-binding"},
+        {"-Wall", 0, "warning", "-Wunused-binding"},
+        {"-Wno-unused-binding -Wall", 0, "warning", "-Wunused-binding"},
+        {"-Werror=unused-binding -w", 0, "", ""},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.flags);
+      kdt::test::RunResult r = kdt::test::run_kdt("--diagnostics-format=json " + c.flags + " " + w);
+      CHECK(r.status == c.status);
+      json j = json::parse(r.err);
+      REQUIRE(j.size() == (c.kind.empty() ? 0u : 1u));
+      if (c.kind.empty()) continue;
+      CHECK(j[0]["kind"] == c.kind);
+      CHECK(j[0]["option"] == c.option);
+      CHECK(j[0]["column-origin"] == 1);
+    }
+    // Errors have no option; a flag that names no warning is a usage error listing them.
+    kdt::test::write_text(tmp.file("e.kd"), "kernel k(x: in f32[4] @global) grid(1) { x[...] = 1.0; }\n");
+    json e = json::parse(kdt::test::run_kdt("--diagnostics-format=json " + tmp.file("e.kd")).err);
+    REQUIRE(e.size() == 1);
+    CHECK(!e[0].contains("option"));
+    for (const char* flag : {"-Wno-race", "-Werror=nope"}) {
+      kdt::test::RunResult bad = kdt::test::run_kdt(std::string(flag) + " " + w);
+      CHECK(bad.status == 2);
+      CHECK_MESSAGE(bad.err.find("kdt's warnings are asm-cross-lane, unused-binding") != std::string::npos, bad.err);
+    }
+    CHECK(kdt::test::run_kdt("-Wno-race " + w).err.find("`race` is an error, not a warning") != std::string::npos);
+  }
+
+  // GCC counts `column` in display columns: a tab goes to the next multiple
+  // of 8 plus 1, an East Asian wide character takes two.
+  TEST_CASE("JSON columns as GCC counts them: display-column, byte-column, tabs and wide characters") {
+    kdt::test::TempDir tmp;
+    const std::string path = tmp.file("cols.kd");
+    // Line 2: a tab, then `let ` and a name after a comment holding two wide characters.
+    kdt::test::write_text(path, "kernel k(x: inout f32[4] @global) grid(1) {\n\t/*\xe6\x97\xa5\xe6\x9c\xac*/ let unused = 1;\n}\n");
+    json j = json::parse(kdt::test::run_kdt("--diagnostics-format=json " + path).err);
+    REQUIRE(j.size() == 1);
+    const json& caret = j[0]["locations"][0]["caret"];
+    // Bytes: tab 1, "/*" 2-3, two 3-byte characters 4-9, "*/" 10-11, space 12, "let " 13-16: `unused` at 17.
+    CHECK(caret["byte-column"] == 17);
+    // Display: tab to 9, "/*" 9-10, the wide characters 11-14, "*/" 15-16, space 17, "let " 18-21: 22.
+    CHECK(caret["display-column"] == 22);
+    CHECK(caret["column"] == 22);
+    // The finish is the last character's first byte.
+    CHECK(j[0]["locations"][0]["finish"]["byte-column"] == 22);
+    // GCC itself, where it is installed, counts the same place the same way.
+    if (!kdt::test::find_tool("gcc").empty()) {
+      const std::string c = tmp.file("cols.c");
+      kdt::test::write_text(c, "int f(void) {\n\t/*\xe6\x97\xa5\xe6\x9c\xac*/ return unused;\n}\n");
+      kdt::test::RunResult gcc = kdt::test::run_captured("gcc -fdiagnostics-format=json -c " +
+                                                         kdt::test::shell_quote(c) + " -o /dev/null");
+      json g = json::parse(gcc.err);
+      REQUIRE(!g.empty());
+      const json& at = g[0]["locations"][0]["caret"];
+      // `unused` sits 3 columns further right in the C line ("return " against "let ").
+      CHECK(at["display-column"] == 25);
+      CHECK(at["column"] == 25);
+      CHECK(at["byte-column"] == 20);
+    }
+  }
+
+  TEST_CASE("SARIF: percent-encoded URIs against SRCROOT, columnKind, and every rule's help from --explain") {
+    kdt::test::TempDir tmp;
+    std::filesystem::create_directories(tmp.path / "sp ace");
+    kdt::test::write_text((tmp.path / "sp ace" / "a#b.kd").string(),
+                          "kernel k(x: inout f32[4] @global) grid(1) { let unused = 1; }\n");
+    kdt::test::RunResult r = kdt::test::run_captured("cd " + kdt::test::shell_quote(tmp.path.string()) + " && " +
+                                                     kdt::test::shell_quote(kdt::test::kdt_binary()) +
+                                                     " --diagnostics-format=sarif 'sp ace/a#b.kd'");
+    json run = json::parse(r.err)["runs"][0];
+    CHECK(run["columnKind"] == "unicodeCodePoints");
+    std::string root = run["originalUriBaseIds"]["SRCROOT"]["uri"];
+    CHECK(root.rfind("file:///", 0) == 0);
+    CHECK(root.back() == '/');
+    const json& artifact = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    CHECK(artifact["uri"] == "sp%20ace/a%23b.kd");
+    CHECK(artifact["uriBaseId"] == "SRCROOT");
+    // An absolute path is a file: URI of its own.
+    json absolute = json::parse(kdt::test::run_kdt("--diagnostics-format=sarif " +
+                                                   kdt::test::shell_quote((tmp.path / "sp ace" / "a#b.kd").string()))
+                                    .err);
+    std::string uri = absolute["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    CHECK(uri.rfind("file:///", 0) == 0);
+    CHECK(uri.find("/sp%20ace/a%23b.kd") != std::string::npos);
+    // Each rule carries its explanation and example.
+    for (const json& rule : run["tool"]["driver"]["rules"]) {
+      const kdt::Explanation* e = kdt::find_explanation(rule["id"].get<std::string>());
+      REQUIRE(e);
+      CHECK(rule["fullDescription"]["text"] == e->text);
+      CHECK(rule["help"]["text"].get<std::string>().find(e->example) != std::string::npos);
+    }
   }
 
   // Issue 12, item 10: the fix-it of an undischargeable asm must not make

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "kdt/diag/diagnostic.h"
@@ -10,6 +13,23 @@
 namespace kdt {
 
 class DiagnosticEngine;
+
+// What becomes of warnings (GCC's flags): -Werror, -w, and per code
+// -WCODE / -Wno-CODE and -Werror=CODE / -Wno-error=CODE, the last flag for
+// a code winning; -w silences every warning whatever the rest says.
+struct WarningPolicy {
+  bool all_errors = false;             // -Werror
+  bool silence = false;                // -w
+  std::map<DiagCode, bool> enabled;    // -WCODE (true), -Wno-CODE (false)
+  std::map<DiagCode, bool> as_error;   // -Werror=CODE (true), -Wno-error=CODE (false)
+
+  // A warning code's severity (Warning or Error); nullopt: not reported.
+  std::optional<Severity> severity(DiagCode code) const;
+  // Applies one flag, the text after `-W` ("no-unused-binding",
+  // "error=asm-cross-lane", "all", ...); false with `error` for a flag
+  // that names no warning.
+  bool apply(const std::string& flag, std::string& error);
+};
 
 // Returned by DiagnosticEngine::report to attach labels, notes and fix-its.
 class DiagnosticBuilder {
@@ -35,8 +55,7 @@ class DiagnosticEngine {
   // notes and fix-its to it (nothing happens for an index not kept).
   DiagnosticBuilder amend(size_t index) { return {this, index < diagnostics_.size() ? index : SIZE_MAX}; }
 
-  void set_warnings_as_errors(bool on) { warnings_as_errors_ = on; }
-  void set_ignore_warnings(bool on) { ignore_warnings_ = on; }
+  void set_warning_policy(WarningPolicy policy) { warnings_ = std::move(policy); }
   // At most this many diagnostics are kept (hostile or generated input can
   // produce one per token); the rest are counted, and sorted() says so in a
   // note on the last one. Errors are counted either way.
@@ -64,8 +83,7 @@ class DiagnosticEngine {
   const SourceManager& sources_;
   std::vector<Diagnostic> diagnostics_;
   size_t error_count_ = 0;
-  bool warnings_as_errors_ = false;
-  bool ignore_warnings_ = false;
+  WarningPolicy warnings_;
   size_t max_diagnostics_ = 1000;
   size_t dropped_ = 0;
   std::vector<Note> context_;

@@ -10,6 +10,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "kdt/diag/engine.h"
 #include "kdt/diag/render.h"
 #include "kdt/source/dtype.h"
 #include "kdt/limits.h"
@@ -42,8 +43,7 @@ struct Options {
   DiagFormat diag_format = DiagFormat::Text;
   std::string diag_file;
   std::string color = "auto";
-  bool warnings_as_errors = false;
-  bool no_warnings = false;
+  WarningPolicy warnings;  // -Werror, -w, -Wno-CODE, -Werror=CODE, -Wall ...
   bool static_dma_checks = true;  // section 18's analysis (--no-static-dma-checks turns it off)
   Limits limits;  // --max-nesting, --max-include-depth, ...
   bool help = false;

@@ -29,6 +29,10 @@ struct LineColumn {
   uint32_t column = 1;
   uint32_t byte_column = 1;
   uint32_t utf16_column = 1;
+  // As GCC counts display columns (-fdiagnostics-column-unit=display): a
+  // tab advances to the next multiple of 8 plus 1, an East Asian wide
+  // character takes 2 columns, a combining mark 0.
+  uint32_t display_column = 1;
 };
 
 struct SourceFile {
@@ -36,7 +40,7 @@ struct SourceFile {
   std::string text;
   std::vector<uint32_t> line_starts;
   // Per line: only ASCII bytes, so columns equal byte columns (no scan).
-  std::vector<bool> ascii_lines;
+  std::vector<bool> ascii_lines;  // ASCII without tabs: every byte is one column of every kind
 };
 
 class SourceManager {
