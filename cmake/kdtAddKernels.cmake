@@ -14,12 +14,16 @@
 # header (the runtime prelude is embedded, every function inline) that
 # declares kdt_kernels::<kernel>(...). OUTPUT_DIR is added to the target's
 # include directories, so `#include "<name>.kd.h"` works. EMIT cuda writes
-# OUTPUT_DIR/<name>.kd.cu and adds it to the target's sources (the project
-# must enable the CUDA language).
+# OUTPUT_DIR/<name>.kd.cu and adds it to the target's sources: the project
+# must enable the CUDA language (a configure error says so otherwise), and
+# kdt's --arch comes from the target's CUDA_ARCHITECTURES (the lowest
+# listed, so that the code runs on every one) unless OPTIONS give --arch.
 #
 # kdt writes a depfile (-MD -MF) listing every file it read, so editing an
-# included .kd file regenerates exactly the outputs that include it; an
-# output whose text did not change keeps its timestamp (no recompilation).
+# included .kd file regenerates exactly the outputs that include it. With
+# Ninja, an output whose text did not change keeps its timestamp (restat:
+# no recompilation). Make has no restat: there the output is touched after
+# every run of kdt, or Make would run kdt again at every build.
 
 # Ninja: paths in DEPFILEs are taken relative to the build tree (CMP0116),
 # and DEPFILE works with the Makefile generators from CMake 3.20.
@@ -48,6 +52,12 @@ function(kdt_add_kernels)
     set(suffix ".kd.h")
   elseif(ARG_EMIT STREQUAL "cuda")
     set(suffix ".kd.cu")
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "CUDA" IN_LIST languages)
+      message(FATAL_ERROR "kdt_add_kernels: EMIT cuda adds .kd.cu sources to ${ARG_TARGET}, but the CUDA language "
+                          "is not enabled, so they would never be compiled: add enable_language(CUDA) (or "
+                          "LANGUAGES CXX CUDA in project()) before kdt_add_kernels, or use EMIT cpp")
+    endif()
   else()
     message(FATAL_ERROR "kdt_add_kernels: EMIT must be cpp or cuda, not `${ARG_EMIT}`")
   endif()
@@ -66,6 +76,24 @@ function(kdt_add_kernels)
     list(APPEND flags "-I" "${dir}")
   endforeach()
   list(APPEND flags ${ARG_OPTIONS})
+  if(ARG_EMIT STREQUAL "cuda" AND NOT ARG_OPTIONS MATCHES "--arch")
+    get_target_property(architectures ${ARG_TARGET} CUDA_ARCHITECTURES)
+    set(lowest "")
+    foreach(arch IN LISTS architectures)
+      # 90, 90-real, 90a-virtual, ...; native, all and all-major name no one arch.
+      if(arch MATCHES "^([0-9]+[af]?)(-real|-virtual)?$")
+        set(name "${CMAKE_MATCH_1}")
+        string(REGEX REPLACE "[af]$" "" number "${name}")
+        if(lowest STREQUAL "" OR number LESS lowest_number)
+          set(lowest "${name}")
+          set(lowest_number "${number}")
+        endif()
+      endif()
+    endforeach()
+    if(NOT lowest STREQUAL "")
+      list(APPEND flags "--arch=sm_${lowest}")
+    endif()
+  endif()
 
   set(outputs "")
   foreach(source IN LISTS ARG_SOURCES)
@@ -76,9 +104,16 @@ function(kdt_add_kernels)
       message(FATAL_ERROR "kdt_add_kernels: two sources named `${name}.kd` for target ${ARG_TARGET}")
     endif()
     file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${output}")
+    # Make has no restat: an output kdt left unchanged (older than its
+    # input) would make Make run kdt again at every build.
+    set(touch "")
+    if(CMAKE_GENERATOR MATCHES "Make")
+      set(touch COMMAND ${CMAKE_COMMAND} -E touch "${output}")
+    endif()
     add_custom_command(
       OUTPUT "${output}"
       COMMAND kdt::kdt ${flags} -o "${output}" -MD -MF "${output}.d" -MT "${output}" "${source_path}"
+      ${touch}
       MAIN_DEPENDENCY "${source_path}"
       DEPENDS kdt::kdt
       DEPFILE "${output}.d"
