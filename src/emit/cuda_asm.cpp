@@ -107,8 +107,16 @@ void KernelEmitter::asm_stmt(const ir::Stmt& s) {
   int64_t mark = top_;
   for (const ir::ExprPtr& v : a.input_values) prepare(*v);
   LoopCtx ctx = new_ctx(a.shape);
+  // A scalar asm runs once per program, as on the C++ path (issue 19, item
+  // 4): thread 0 runs it and the outputs reach every thread through shared
+  // memory. Were every thread to run it, a thread-varying result (%laneid,
+  // %clock) would make the block-uniform control flow around
+  // __syncthreads() diverge.
+  const int64_t broadcast = a.shape.empty() ? alloc(static_cast<int64_t>(a.outputs.size()) * 8 + 8) : 0;
   if (a.shape.empty()) {
-    w_.open("{");  // every thread runs a scalar asm (scalars are computed redundantly)
+    w_.open("{");
+    w_.line("__syncthreads();  // the broadcast slots may still be read by an earlier statement");
+    w_.open("if (kdt_tid == 0) {");
   } else {
     open_loop(ctx);
   }
@@ -133,10 +141,21 @@ void KernelEmitter::asm_stmt(const ir::Stmt& s) {
   w_.line(text);
   for (size_t i = 0; i < a.outputs.size(); ++i) {
     DType t = a.outputs[i].second;
-    w_.line(outs[i] + (a.shape.empty() ? "" : "[" + ctx.flat + "]") + " = " + from_carrier(t, "o" + std::to_string(i) + "_") + ";");
+    std::string value = from_carrier(t, "o" + std::to_string(i) + "_");
+    if (a.shape.empty()) w_.line(smem_ptr(t, broadcast + 8 * static_cast<int64_t>(i)) + "[0] = " + value + ";");
+    else w_.line(outs[i] + "[" + ctx.flat + "] = " + value + ";");
   }
-  if (a.shape.empty()) w_.close();
-  else close_loop(ctx);
+  if (a.shape.empty()) {
+    w_.close();
+    w_.line("__syncthreads();");
+    for (size_t i = 0; i < a.outputs.size(); ++i) {
+      w_.line(outs[i] + " = " + smem_ptr(a.outputs[i].second, broadcast + 8 * static_cast<int64_t>(i)) + "[0];");
+    }
+    w_.line("__syncthreads();  // every thread has read them before the slots are reused");
+    w_.close();
+  } else {
+    close_loop(ctx);
+  }
   top_ = mark;
 }
 

@@ -44,7 +44,14 @@ std::vector<std::string> all_samples() {
   return all;
 }
 
-std::string sample(const std::string& name) { return kdt::test::source_dir() + "/samples/" + name + ".kd"; }
+std::string sample(const std::string& name) {
+  if (name.find('/') != std::string::npos) return kdt::test::source_dir() + "/" + name + ".kd";
+  return kdt::test::source_dir() + "/samples/" + name + ".kd";
+}
+
+// Regression kernels of the compiled path (issue 19), compiled with the
+// samples; their answers on the C++ path are checked by tests/e2e/run_regressions.py.
+const std::vector<std::string> kCudaRegressions = {"tests/e2e/regressions/scalar_asm_laneid"};
 
 int sh(const std::string& cmd) {
   int raw = std::system(cmd.c_str());
@@ -134,9 +141,13 @@ void nvcc_all_samples(const std::string& arch) {
   if (nvcc.empty()) return;
   TempDir tmp;
   std::string list;
-  for (const std::string& s : all_samples()) {
-    REQUIRE_MESSAGE(emit(sample(s), "cuda", arch, tmp.file(s + ".cu")) == 0, s);
-    list += " " + s;
+  std::vector<std::string> names = all_samples();
+  names.insert(names.end(), kCudaRegressions.begin(), kCudaRegressions.end());
+  for (std::string& s : names) {
+    std::string file = s.substr(s.rfind('/') + 1);
+    REQUIRE_MESSAGE(emit(sample(s), "cuda", arch, tmp.file(file + ".cu")) == 0, s);
+    list += " " + file;
+    s = file;
   }
   // One at a time: ctest -j2 runs the two arch suites side by side on a 2-core machine.
   std::string cmd = "cd " + shell_quote(tmp.path.string()) + " && printf '%s\\n'" + list + " | xargs -P1 -I{} sh -c '" +
@@ -144,7 +155,7 @@ void nvcc_all_samples(const std::string& arch) {
   sh(cmd);
   std::string failed = read_text(tmp.file("failed"));
   std::string logs;
-  for (const std::string& s : all_samples()) {
+  for (const std::string& s : names) {
     if (failed.find(s) != std::string::npos) logs += "== " + s + "\n" + read_text(tmp.file(s + ".log"));
   }
   CHECK_MESSAGE(failed.empty(), "nvcc -arch=" << arch << " failed for:\n" << failed << logs);
@@ -264,6 +275,22 @@ TEST_SUITE("cuda_emit") {
     std::string a = read_text(tmp.file("a.cu"));
     CHECK(a.find("cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
     CHECK(a.find("cudaStream_t stream") != std::string::npos);
+  }
+
+  TEST_CASE("a scalar asm runs once per program and broadcasts its outputs (issue 19, item 4)") {
+    TempDir tmp;
+    REQUIRE(emit(sample("tests/e2e/regressions/scalar_asm_laneid"), "cuda", "sm_90", tmp.file("l.cu")) == 0);
+    std::string a = std::regex_replace(read_text(tmp.file("l.cu")), std::regex("\n#line [0-9]+\n"), "\n");
+    size_t thread0 = a.find("if (kdt_tid == 0) {");
+    size_t laneid = a.find("%%laneid");
+    REQUIRE(thread0 != std::string::npos);
+    REQUIRE(laneid != std::string::npos);
+    CHECK(thread0 < laneid);  // only thread 0 runs the asm ...
+    size_t sync = a.find("__syncthreads();", laneid);
+    size_t read = a.find("asm0_l = reinterpret_cast<uint32_t*>(kdt_smem + ", laneid);
+    REQUIRE(sync != std::string::npos);
+    REQUIRE(read != std::string::npos);
+    CHECK(sync < read);  // ... and every thread reads its result after a barrier
   }
 
   TEST_CASE("asm operands get constraint letters by PTX width") {
