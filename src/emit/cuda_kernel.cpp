@@ -24,7 +24,7 @@ bool KernelEmitter::emit() {
   });
   layout_state();
   emit_body();
-  int64_t limit = arch_ >= 90 ? 232448 : arch_ >= 80 ? 166912 : 49152;
+  const int64_t limit = kdt_cu::max_shared_per_block(arch_);
   if (peak_ > limit) {
     DiagnosticBuilder d = diags_.report(DiagCode::InvalidDeclaration, k_.range,
                                         "kernel `" + names_.kernel + "` needs " + std::to_string(peak_) +
@@ -148,6 +148,8 @@ void KernelEmitter::emit_launcher() {
   out_.line("// Launches `" + names_.kernel + "` on `stream`: device pointers (row-major), scalars by value.");
   out_.line("// Returns the launch status (cudaGetLastError after the launch).");
   out_.open("inline cudaError_t " + names_.kernel + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
+  out_.line("if (cudaError_t e = kdt_cu::shared_memory_fits(\"" + k_.kd_name + "\", " + names_.kernel +
+            "_shared_bytes); e != cudaSuccess) return e;");
   out_.open("if (" + names_.kernel + "_shared_bytes > 48 * 1024) {");
   out_.line("cudaError_t e = cudaFuncSetAttribute(" + names_.kernel + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
             "static_cast<int>(" + names_.kernel + "_shared_bytes));");
@@ -188,7 +190,7 @@ void KernelEmitter::emit_multi_device_launcher() {
   out_.line("peers.sync[d] = static_cast<unsigned long long*>(sync[d]);");
   out_.close();
   out_.line("kdt_cu::DeviceGroup<" + n + "> group(device, stream);");
-  out_.line("cudaError_t e = group.prepare(reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_threads, " + K +
+  out_.line("cudaError_t e = group.prepare(\"" + k_.kd_name + "\", reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_threads, " + K +
             "_shared_bytes, " + K + "_blocks, sync, " + K + "_sync_bytes);");
   out_.open("for (int d = 0; d < " + n + " && e == cudaSuccess; ++d) {");
   std::string args;

@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
   }
   kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 64);
 }
-#line 897 "<stdout>"
+#line 933 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned accumulate_blocks_threads = 128;
@@ -150,6 +150,7 @@ constexpr size_t accumulate_blocks_shared_bytes = 132288;
 // Launches `accumulate_blocks` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t accumulate_blocks(const float* x, float* out, cudaStream_t stream = 0) {
+  if (cudaError_t e = kdt_cu::shared_memory_fits("accumulate_blocks", accumulate_blocks_shared_bytes); e != cudaSuccess) return e;
   if (accumulate_blocks_shared_bytes > 48 * 1024) {
     cudaError_t e = cudaFuncSetAttribute(accumulate_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(accumulate_blocks_shared_bytes));
     if (e != cudaSuccess) return e;

@@ -665,7 +665,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   }
 #line 27
 }
-#line 1421 "<stdout>"
+#line 1457 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;
@@ -674,6 +674,7 @@ constexpr size_t matmul_shared_bytes = 116096;
 // Launches `matmul` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t matmul(const float* a, const float* b, float* c, cudaStream_t stream = 0) {
+  if (cudaError_t e = kdt_cu::shared_memory_fits("matmul", matmul_shared_bytes); e != cudaSuccess) return e;
   if (matmul_shared_bytes > 48 * 1024) {
     cudaError_t e = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(matmul_shared_bytes));
     if (e != cudaSuccess) return e;

@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 57
   kdt_sem_stored[0] -= int32_t(16);
 }
-#line 974 "<stdout>"
+#line 1010 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned dma_pipeline_threads = 128;
@@ -227,6 +227,7 @@ constexpr size_t dma_pipeline_shared_bytes = 132352;
 // Launches `dma_pipeline` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t dma_pipeline(const float* x, float scale, float* y, cudaStream_t stream = 0) {
+  if (cudaError_t e = kdt_cu::shared_memory_fits("dma_pipeline", dma_pipeline_shared_bytes); e != cudaSuccess) return e;
   if (dma_pipeline_shared_bytes > 48 * 1024) {
     cudaError_t e = cudaFuncSetAttribute(dma_pipeline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dma_pipeline_shared_bytes));
     if (e != cudaSuccess) return e;

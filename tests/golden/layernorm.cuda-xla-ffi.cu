@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   __syncthreads();
 }
-#line 1070 "<stdout>"
+#line 1106 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;
@@ -323,6 +323,7 @@ constexpr size_t layernorm_shared_bytes = 34208;
 // Launches `layernorm` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t layernorm(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd, cudaStream_t stream = 0) {
+  if (cudaError_t e = kdt_cu::shared_memory_fits("layernorm", layernorm_shared_bytes); e != cudaSuccess) return e;
   if (layernorm_shared_bytes > 48 * 1024) {
     cudaError_t e = cudaFuncSetAttribute(layernorm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(layernorm_shared_bytes));
     if (e != cudaSuccess) return e;

@@ -556,7 +556,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
   }
 #line 123
 }
-#line 1312 "<stdout>"
+#line 1348 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int mesh_allreduce_devices = 8;
@@ -575,7 +575,7 @@ inline cudaError_t mesh_allreduce(const float* const (&data)[8], float* const (&
     peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
   }
   kdt_cu::DeviceGroup<8> group(device, stream);
-  cudaError_t e = group.prepare(reinterpret_cast<const void*>(mesh_allreduce_kernel), mesh_allreduce_threads, mesh_allreduce_shared_bytes, mesh_allreduce_blocks, sync, mesh_allreduce_sync_bytes);
+  cudaError_t e = group.prepare("mesh_allreduce", reinterpret_cast<const void*>(mesh_allreduce_kernel), mesh_allreduce_threads, mesh_allreduce_shared_bytes, mesh_allreduce_blocks, sync, mesh_allreduce_sync_bytes);
   for (int d = 0; d < 8 && e == cudaSuccess; ++d) {
     const float* data_ = data[d];
     float* out_ = out[d];

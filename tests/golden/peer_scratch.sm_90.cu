@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
 #line 50
   __syncthreads();
 }
-#line 954 "<stdout>"
+#line 990 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int peer_scratch_devices = 4;
@@ -216,7 +216,7 @@ inline cudaError_t peer_scratch(const float* const (&x)[4], float* const (&y)[4]
     peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
   }
   kdt_cu::DeviceGroup<4> group(device, stream);
-  cudaError_t e = group.prepare(reinterpret_cast<const void*>(peer_scratch_kernel), peer_scratch_threads, peer_scratch_shared_bytes, peer_scratch_blocks, sync, peer_scratch_sync_bytes);
+  cudaError_t e = group.prepare("peer_scratch", reinterpret_cast<const void*>(peer_scratch_kernel), peer_scratch_threads, peer_scratch_shared_bytes, peer_scratch_blocks, sync, peer_scratch_sync_bytes);
   for (int d = 0; d < 4 && e == cudaSuccess; ++d) {
     const float* x_ = x[d];
     float* y_ = y[d];

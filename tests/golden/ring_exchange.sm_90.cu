@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 48
   __syncthreads();
 }
-#line 869 "<stdout>"
+#line 905 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int ring_exchange_devices = 4;
@@ -132,7 +132,7 @@ inline cudaError_t ring_exchange(const float* const (&x)[4], float* const (&recv
     peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
   }
   kdt_cu::DeviceGroup<4> group(device, stream);
-  cudaError_t e = group.prepare(reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_threads, ring_exchange_shared_bytes, ring_exchange_blocks, sync, ring_exchange_sync_bytes);
+  cudaError_t e = group.prepare("ring_exchange", reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_threads, ring_exchange_shared_bytes, ring_exchange_blocks, sync, ring_exchange_sync_bytes);
   for (int d = 0; d < 4 && e == cudaSuccess; ++d) {
     const float* x_ = x[d];
     float* recv_ = recv[d];

@@ -275,6 +275,28 @@ TEST_SUITE("cuda_emit") {
     std::string a = read_text(tmp.file("a.cu"));
     CHECK(a.find("cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
     CHECK(a.find("cudaStream_t stream") != std::string::npos);
+    // The device's own opt-in limit is checked at launch (issue 19, item 2).
+    CHECK(a.find("kdt_cu::shared_memory_fits(\"accumulate_blocks\", accumulate_blocks_shared_bytes)") != std::string::npos);
+  }
+
+  // Issue 19, item 2: the compile-time limit by arch from the documented
+  // table (sm_86, sm_89 and sm_120 allow 99 KiB, sm_80 163 KiB).
+  TEST_CASE("the shared-memory limit per arch: 120 KiB of scratch fits sm_80 and sm_90, not sm_86/89/120") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("big.kd"),
+                          "kernel big(x: in f32[30720] @global, y: out f32[30720] @global) grid(1) {\n"
+                          "    scratch buf: f32[30720] @shared;\n    sem s: dma;\n"
+                          "    dma_start(x, buf, s);\n    dma_wait(s, buf);\n    y[...] = buf;\n}\n");
+    for (const char* arch : {"sm_80", "sm_90", "sm_100"}) {
+      CAPTURE(arch);
+      CHECK(emit(tmp.file("big.kd"), "cuda", arch, tmp.file("big.cu")) == 0);
+    }
+    for (const char* arch : {"sm_86", "sm_89", "sm_120"}) {
+      CAPTURE(arch);
+      kdt::test::RunResult r = kdt::test::run_kdt("--emit=cuda --arch=" + std::string(arch) + " " + tmp.file("big.kd"));
+      CHECK(r.status == 1);
+      CHECK_MESSAGE(r.err.find(std::string(arch) + " allows 101376 per block") != std::string::npos, r.err);
+    }
   }
 
   TEST_CASE("a scalar asm runs once per program and broadcasts its outputs (issue 19, item 4)") {

@@ -22,6 +22,7 @@ typedef unsigned long long uint64_t;
 typedef unsigned long long uintptr_t;
 #else
 #include <cstdint>
+#include <cstdio>
 #include <cuda_runtime.h>
 #endif
 #include <cuda_fp16.h>

@@ -12,6 +12,25 @@ constexpr int kQueue = 8;
 // Bytes of one mbarrier: the emitter lays out kQueue of them per element.
 constexpr int kMbarBytes = 8;
 
+// Dynamic shared memory one block may opt in to, by compute capability
+// (CUDA C++ Programming Guide, "Technical Specifications per Compute
+// Capability": 7.0/7.2 96 KiB, 7.5 64 KiB, 8.0/8.7 163 KiB, 8.6/8.9 99 KiB,
+// 9.0 and 10.x 227 KiB, 12.x 99 KiB); an arch outside the table gets the
+// 48 KiB every GPU gives without opting in. `sm` is 80 for sm_80 (a or f
+// suffixes dropped). The launchers check the device's own value
+// (cudaDevAttrMaxSharedMemoryPerBlockOptin) too.
+constexpr long long max_shared_per_block(int sm) {
+  switch (sm) {
+    case 70: case 72: return 98304;
+    case 75: return 65536;
+    case 80: case 87: return 166912;
+    case 86: case 88: case 89: return 101376;
+    case 90: case 100: case 101: case 103: case 110: return 232448;
+    case 120: case 121: return 101376;
+    default: return 49152;
+  }
+}
+
 }  // namespace kdt_cu
 
 #endif  // KDT_RUNTIME_CUDA_KDT_CUDA_LIMITS_H_

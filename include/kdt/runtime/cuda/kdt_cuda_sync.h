@@ -133,16 +133,32 @@ __device__ inline void stage_release(unsigned char* slot) { stage_publish(slot);
 // cooperative launch, so that every program of the device is resident (a
 // program may wait for its twin on another device); finish() cleans up and
 // restores the caller's current device.
+// Whether `bytes` of dynamic shared memory per block fit the current
+// device (its opt-in maximum, which the compile-time table of
+// kdt_cuda_limits.h can only assume); if not, says so on stderr, naming
+// the kernel, and returns cudaErrorInvalidConfiguration.
+inline cudaError_t shared_memory_fits(const char* kernel, size_t bytes) {
+  int device = 0, optin = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e != cudaSuccess) return e;
+  if (bytes <= static_cast<size_t>(optin)) return cudaSuccess;
+  std::fprintf(stderr, "kdt: kernel `%s` needs %zu bytes of shared memory per block; CUDA device %d allows %d\n", kernel,
+               bytes, device, optin);
+  return cudaErrorInvalidConfiguration;
+}
+
 template <int N>
 class DeviceGroup {
  public:
   DeviceGroup(const int (&device)[N], const cudaStream_t (&stream)[N]) : device_(device), stream_(stream) {
     if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
   }
-  cudaError_t prepare(const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks, void* const (&sync)[N],
-                      size_t sync_bytes) {
+  cudaError_t prepare(const char* name, const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks,
+                      void* const (&sync)[N], size_t sync_bytes) {
     for (int d = 0; d < N; ++d) {
       cudaError_t e = cudaSetDevice(device_[d]);
+      if (e == cudaSuccess) e = shared_memory_fits(name, shared_bytes);
       if (e == cudaSuccess && shared_bytes > 48 * 1024) {
         e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));
       }
