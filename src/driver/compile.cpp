@@ -192,6 +192,7 @@ int run_transpile(const Options& options) {
         }
         cuda.arch = options.arch;
         cuda.threads = options.threads;
+        cuda.debug = options.cuda_debug;
         cuda.input_name = c->sources.file(1).path;
         cuda.output_name = options.output == "-" ? "<stdout>" : options.output;
         size_t errors = c->diags.error_count();

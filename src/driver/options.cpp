@@ -42,6 +42,7 @@ po::options_description describe() {
     ("MP", po::bool_switch(), "add a phony target for every dependency")
     ("arch", po::value<std::string>()->value_name("SM"), "compiled-path target: sm_80, sm_90, ... (default sm_90)")
     ("threads", po::value<int>()->value_name("N"), "threads per block on the compiled path (default 128)")
+    ("cuda-debug", po::bool_switch(), "compiled path: bound every wait; a hang becomes a trap naming its KD statement")
     ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files");
   add_option_group(d, OptionGroup::RunModel);
   d.add_options()
@@ -383,6 +384,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   if (!valid_cuda_arch(out.arch)) {
     return fail("invalid value '" + out.arch + "' for --arch; expected sm_80, sm_90, ...");
   }
+  out.cuda_debug = vm["cuda-debug"].as<bool>();
   if (vm.count("threads")) {
     out.threads = vm["threads"].as<int>();
     if (out.threads < 1 || out.threads > 1024) return fail("--threads must be between 1 and 1024");

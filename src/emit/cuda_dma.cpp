@@ -115,7 +115,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
             ", reinterpret_cast<const unsigned char*>(" + sp + ") + col_ * " + w + ");");
     w_.close();
     w_.line("kdt_cu::cp_async_complete_on(" + bar + ");");
-    w_.line("kdt_cu::dma_push(" + q + ", 1);");
+    w_.line("kdt_cu::dma_push(" + q + ", 1, " + site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
     w_.reopen("} else {");
   }
   if (kind != Coop && kind != G2SAsync) {
@@ -147,13 +147,14 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     for (size_t i = 0; i < rank - tail; ++i) w_.close();
     if (kind != G2S) w_.line("kdt_cu::bulk_commit();");
     w_.close();
-    w_.line("kdt_cu::dma_push(" + q + ", " + std::string(kind == G2S ? "1" : "2") + ");");
+    w_.line("kdt_cu::dma_push(" + q + ", " + std::string(kind == G2S ? "1" : "2") + ", " +
+            site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
     count_unwaited(s.sem.sem, q, bytes, true);
     w_.reopen("} else {");
   }
   // The cooperative path: the whole block copies (or accumulates), then a barrier.
   cooperative_copy(s, ss, ds, ref_base(dst.ref));
-  w_.line("kdt_cu::dma_push(" + q + ", 0);");
+  w_.line("kdt_cu::dma_push(" + q + ", 0, " + site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
   count_unwaited(s.sem.sem, q, bytes, true);
   if (kind != Coop) w_.close();
   if (s.src_sem) source_read(s);  // a remote DMA to this device: the source was read with the copy
@@ -179,6 +180,13 @@ std::string KernelEmitter::copy_element(const ir::Stmt& s, const std::string& ds
   return dst + " = kdt_cu::op_add<" + ctype(r.dtype) + ">(" + dst + ", " + value + ");";
 }
 
+std::string KernelEmitter::site(const ir::Stmt& s, const std::string& what) const {
+  if (!s.range.valid()) return "nullptr";
+  const LineColumn lc = sources_.position(s.range.file, s.range.begin);
+  return "\"" + emit::CodeWriter::escape(sources_.file(s.range.file).path + ":" + std::to_string(lc.line) + ":" +
+                                         std::to_string(lc.column) + ": " + what) + "\"";
+}
+
 std::string KernelEmitter::dma_queue(const ir::SemRef& r) {
   return "kdt_q_" + names_.sems[r.sem] + "[" + sem_index(r) + "]";
 }
@@ -188,7 +196,7 @@ void KernelEmitter::source_read(const ir::Stmt& s) {
     w_.line("kdt_cu::signal_sys(" + sync_counter(*s.src_sem) + ", " + std::to_string(s.bytes) + ");");
   } else {
     std::string q = dma_queue(*s.src_sem);
-    w_.line("kdt_cu::dma_push(" + q + ", 0);");
+    w_.line("kdt_cu::dma_push(" + q + ", 0, " + site(s, "dma_start on `" + k_.sems[s.src_sem->sem].kd_name + "` (source)") + ");");
     count_unwaited(s.src_sem->sem, q, s.bytes, true);
   }
 }

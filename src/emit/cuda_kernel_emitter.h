@@ -205,6 +205,8 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   std::string copy_element(const ir::Stmt& s, const std::string& dst, const std::string& value);
   // The in-flight queue of DMA semaphore element `r` (semaphores no peer raises).
   std::string dma_queue(const ir::SemRef& r);
+  // A C string literal "FILE:LINE:COL: WHAT" for the runtime's failures at `s`.
+  std::string site(const ir::Stmt& s, const std::string& what) const;
   void source_read(const ir::Stmt& s);
   // Peers may add into the same @global memory: system scope then.
   std::string atomic_add() const { return multi_device() ? "kdt_cu::atomic_add<true>" : "kdt_cu::atomic_add"; }

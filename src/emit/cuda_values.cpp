@@ -57,7 +57,8 @@ void KernelEmitter::eval(const ir::Stmt& s) {
 
 void KernelEmitter::dma_wait(const ir::Stmt& s) {
   if (sync_sem(s.sem.sem)) {
-    w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + std::to_string(s.bytes) + ");");
+    w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + std::to_string(s.bytes) + ", " +
+            site(s, "dma_wait on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
     if (staged(s.sem.sem)) staged_wait(s);
     return;
   }
@@ -65,7 +66,7 @@ void KernelEmitter::dma_wait(const ir::Stmt& s) {
   std::string bars = bar_off_.count(s.sem.sem)
                          ? "kdt_bar_" + names_.sems[s.sem.sem] + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes)
                          : "nullptr";
-  w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ");");
+  w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ", " + site(s, "dma_wait on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
   count_unwaited(s.sem.sem, q, s.bytes, false);
 }
 
@@ -81,13 +82,15 @@ void KernelEmitter::sem_signal(const ir::Stmt& s) {
 
 void KernelEmitter::sem_wait(const ir::Stmt& s) {
   if (sync_sem(s.sem.sem)) {
-    w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + scalar(*s.amount) + ");");
+    w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + scalar(*s.amount) + ", " +
+            site(s, "sem_wait on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
     return;
   }
   std::string sem = "kdt_sem_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "]";
   std::string amount = scalar(*s.amount);
   // Nothing else can raise this program's semaphore: an unmet wait is a deadlock.
-  w_.line("if (" + sem + " < " + amount + ") __trap();");
+  w_.line("if (" + sem + " < " + amount + ") kdt_cu::fail(" + site(s, "sem_wait on `" + k_.sems[s.sem.sem].kd_name + "`") +
+          ", \"nothing else can raise this semaphore: a deadlock\");");
   w_.line(sem + " -= " + amount + ";");
 }
 

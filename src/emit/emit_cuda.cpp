@@ -121,6 +121,10 @@ bool emit_cuda(const ir::Module& module, const SourceManager& sources, const Cud
   emit::write_licence(w);
   w.line("// Build: nvcc -std=c++17 -arch=" + options.arch + " -c FILE.cu   (or NVRTC: kdt --emit=ptx)");
   w.line("// The kdt CUDA runtime (include/kdt/runtime/cuda/kdt_cuda.h) is embedded below.");
+  if (options.debug) {
+    w.line("// --cuda-debug: every wait is bounded and fails naming its KD statement.");
+    w.line("#define KDT_CU_DEBUG 1");
+  }
   w.set_line_directives(false);
   w.raw(kCudaPrelude);
   w.line();

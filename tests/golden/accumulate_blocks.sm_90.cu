@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
 #line 19
       }
 #line 19
-      kdt_cu::dma_push(kdt_q_loaded[0], 1);
+      kdt_cu::dma_push(kdt_q_loaded[0], 1, "samples/accumulate_blocks.kd:19:5: dma_start on `loaded`");
 #line 19
     } else {
 #line 19
@@ -71,12 +71,12 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
 #line 19
       __syncthreads();
 #line 19
-      kdt_cu::dma_push(kdt_q_loaded[0], 0);
+      kdt_cu::dma_push(kdt_q_loaded[0], 0, "samples/accumulate_blocks.kd:19:5: dma_start on `loaded`");
 #line 19
     }
 #line 19
   }
-  kdt_cu::dma_retire(kdt_q_loaded[0], kdt_bar_loaded + 0 * 64);
+  kdt_cu::dma_retire(kdt_q_loaded[0], kdt_bar_loaded + 0 * 64, "samples/accumulate_blocks.kd:20:5: dma_wait on `loaded`");
   __syncthreads();
 #line 21
   for (int64_t e2_ = kdt_tid; e2_ < 32768; e2_ += kdt_nt) {
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
 #line 22
       }
 #line 22
-      kdt_cu::dma_push(kdt_q_stored[0], 2);
+      kdt_cu::dma_push(kdt_q_stored[0], 2, "samples/accumulate_blocks.kd:22:5: dma_start on `stored`");
 #line 22
     } else {
 #line 22
@@ -134,14 +134,14 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
 #line 22
       __syncthreads();
 #line 22
-      kdt_cu::dma_push(kdt_q_stored[0], 0);
+      kdt_cu::dma_push(kdt_q_stored[0], 0, "samples/accumulate_blocks.kd:22:5: dma_start on `stored`");
 #line 22
     }
 #line 22
   }
-  kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 64);
+  kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 64, "samples/accumulate_blocks.kd:23:5: dma_wait on `stored`");
 }
-#line 933 "<stdout>"
+#line 959 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned accumulate_blocks_threads = 128;

@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
           }
 #line 18
-          kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 1);
+          kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 1, "samples/block_matmul.kd:18:39: dma_start on `a_sems`");
 #line 18
         } else {
 #line 18
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
           __syncthreads();
 #line 18
-          kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 0);
+          kdt_cu::dma_push(kdt_q_a_sems[(a_slot)], 0, "samples/block_matmul.kd:18:39: dma_start on `a_sems`");
 #line 18
         }
 #line 18
@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
           }
 #line 19
-          kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 1);
+          kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 1, "samples/block_matmul.kd:19:39: dma_start on `b_sems`");
 #line 19
         } else {
 #line 19
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
           __syncthreads();
 #line 19
-          kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 0);
+          kdt_cu::dma_push(kdt_q_b_sems[(b_slot)], 0, "samples/block_matmul.kd:19:39: dma_start on `b_sems`");
 #line 19
         }
 #line 19
@@ -270,14 +270,14 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
     if (a_incoming) {
 #line 18
-      kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 64);
+      kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 64, "samples/block_matmul.kd:18:39: dma_wait on `a_sems`");
 #line 18
       a_incoming = false;
 #line 18
     }
     if (b_incoming) {
 #line 19
-      kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 64);
+      kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 64, "samples/block_matmul.kd:19:39: dma_wait on `b_sems`");
 #line 19
       b_incoming = false;
 #line 19
@@ -327,7 +327,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
             }
 #line 18
-            kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 1);
+            kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 1, "samples/block_matmul.kd:18:39: dma_start on `a_sems`");
 #line 18
           } else {
 #line 18
@@ -349,7 +349,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
             __syncthreads();
 #line 18
-            kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 0);
+            kdt_cu::dma_push(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))], 0, "samples/block_matmul.kd:18:39: dma_start on `a_sems`");
 #line 18
           }
 #line 18
@@ -392,7 +392,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
             }
 #line 19
-            kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 1);
+            kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 1, "samples/block_matmul.kd:19:39: dma_start on `b_sems`");
 #line 19
           } else {
 #line 19
@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
             __syncthreads();
 #line 19
-            kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 0);
+            kdt_cu::dma_push(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))], 0, "samples/block_matmul.kd:19:39: dma_start on `b_sems`");
 #line 19
           }
 #line 19
@@ -611,7 +611,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
           }
 #line 20
-          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 2);
+          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 2, "samples/block_matmul.kd:20:40: dma_start on `c_sems`");
 #line 20
         } else {
 #line 20
@@ -633,7 +633,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
           __syncthreads();
 #line 20
-          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 0);
+          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 0, "samples/block_matmul.kd:20:40: dma_start on `c_sems`");
 #line 20
         }
 #line 20
@@ -641,7 +641,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
       if (c_writing) {
 #line 20
-        kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64);
+        kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
 #line 20
       }
 #line 20
@@ -660,12 +660,12 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 21
   if (c_writing) {
 #line 20
-    kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64);
+    kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
 #line 20
   }
 #line 27
 }
-#line 1457 "<stdout>"
+#line 1483 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 31
       kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (int32_t(0)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(int32_t(0))]));
 #line 31
-      kdt_cu::dma_push(kdt_q_in_sem[(int32_t(0))], 1);
+      kdt_cu::dma_push(kdt_q_in_sem[(int32_t(0))], 1, "samples/dma_pipeline.kd:31:5: dma_start on `in_sem`");
 #line 31
     } else {
 #line 31
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 31
       __syncthreads();
 #line 31
-      kdt_cu::dma_push(kdt_q_in_sem[(int32_t(0))], 0);
+      kdt_cu::dma_push(kdt_q_in_sem[(int32_t(0))], 0, "samples/dma_pipeline.kd:31:5: dma_start on `in_sem`");
 #line 31
     }
 #line 31
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 38
           kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (other) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(other)]));
 #line 38
-          kdt_cu::dma_push(kdt_q_in_sem[(other)], 1);
+          kdt_cu::dma_push(kdt_q_in_sem[(other)], 1, "samples/dma_pipeline.kd:38:13: dma_start on `in_sem`");
 #line 38
         } else {
 #line 38
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 38
           __syncthreads();
 #line 38
-          kdt_cu::dma_push(kdt_q_in_sem[(other)], 0);
+          kdt_cu::dma_push(kdt_q_in_sem[(other)], 0, "samples/dma_pipeline.kd:38:13: dma_start on `in_sem`");
 #line 38
         }
 #line 38
@@ -151,10 +151,10 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 38
     }
 #line 40
-    kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 64);
+    kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 64, "samples/dma_pipeline.kd:40:9: dma_wait on `in_sem`");
 #line 43
     if ((t >= int32_t(2))) {
-      kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 64);
+      kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 64, "samples/dma_pipeline.kd:44:13: dma_wait on `out_sem`");
 #line 44
     }
 #line 47
@@ -204,21 +204,21 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 49
       __syncthreads();
 #line 49
-      kdt_cu::dma_push(kdt_q_out_sem[(slot)], 0);
+      kdt_cu::dma_push(kdt_q_out_sem[(slot)], 0, "samples/dma_pipeline.kd:49:9: dma_start on `out_sem`");
 #line 49
     }
     kdt_sem_stored[0] += int32_t(1);
 #line 33
   }
 #line 54
-  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(0))], kdt_bar_out_sem + (int32_t(0)) * 64);
-  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(1))], kdt_bar_out_sem + (int32_t(1)) * 64);
+  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(0))], kdt_bar_out_sem + (int32_t(0)) * 64, "samples/dma_pipeline.kd:54:5: dma_wait on `out_sem`");
+  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(1))], kdt_bar_out_sem + (int32_t(1)) * 64, "samples/dma_pipeline.kd:55:5: dma_wait on `out_sem`");
   // assert: checked on the C++ path only
-  if (kdt_sem_stored[0] < int32_t(16)) __trap();
+  if (kdt_sem_stored[0] < int32_t(16)) kdt_cu::fail("samples/dma_pipeline.kd:57:5: sem_wait on `stored`", "nothing else can raise this semaphore: a deadlock");
 #line 57
   kdt_sem_stored[0] -= int32_t(16);
 }
-#line 1010 "<stdout>"
+#line 1036 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned dma_pipeline_threads = 128;

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 24
       }
 #line 24
-      kdt_cu::dma_push(kdt_q_ld[0], 1);
+      kdt_cu::dma_push(kdt_q_ld[0], 1, "samples/layernorm.kd:24:5: dma_start on `ld`");
 #line 24
     } else {
 #line 24
@@ -70,12 +70,12 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 24
       __syncthreads();
 #line 24
-      kdt_cu::dma_push(kdt_q_ld[0], 0);
+      kdt_cu::dma_push(kdt_q_ld[0], 0, "samples/layernorm.kd:24:5: dma_start on `ld`");
 #line 24
     }
 #line 24
   }
-  kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 64);
+  kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 64, "samples/layernorm.kd:25:5: dma_wait on `ld`");
 #line 27
   float* const t = reinterpret_cast<float*>(kdt_smem + 9344);
 #line 27
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   __syncthreads();
 }
-#line 1106 "<stdout>"
+#line 1132 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 30
   kdt_cu::signal_sys((kdt_peers.sync[(neighbor_2)] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(1));
 #line 39
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(2));
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(1))), int32_t(2), "samples/mesh_allreduce.kd:39:5: sem_wait on `barrier`");
 #line 48
   {  // DMA to device `device`: dst = src, 4096 bytes
 #line 48
@@ -142,14 +142,14 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 48
     __syncthreads();
 #line 48
-    kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0);
+    kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0, "samples/mesh_allreduce.kd:48:5: dma_start on `send` (source)");
 #line 48
     kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
 #line 48
   }
-  kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64);
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
 #line 49
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
   const int64_t start5_ = static_cast<int64_t>(c0);
 #line 50
   __syncthreads();
@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
 #line 61
-        kdt_cu::dma_push(kdt_q_copy_sem[0], 1);
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 1, "samples/mesh_allreduce.kd:61:5: dma_start on `copy_sem`");
 #line 61
       } else {
 #line 61
@@ -245,12 +245,12 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         __syncthreads();
 #line 61
-        kdt_cu::dma_push(kdt_q_copy_sem[0], 0);
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 0, "samples/mesh_allreduce.kd:61:5: dma_start on `copy_sem`");
 #line 61
       }
 #line 61
     }
-    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(1))), int32_t(1));
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(1))), int32_t(1), "samples/mesh_allreduce.kd:62:5: sem_wait on `capacity`");
     {  // DMA to device `device`: dst = src, 4096 bytes
 #line 63
       const int64_t start10_ = static_cast<int64_t>(working_slot);
@@ -283,12 +283,12 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 63
       __syncthreads();
 #line 63
-      kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0);
+      kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0, "samples/mesh_allreduce.kd:63:5: dma_start on `send` (source)");
 #line 63
       kdt_cu::signal_sys((kdt_peers.sync[device14_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
 #line 63
     }
-    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64);
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
     const int64_t start17_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
@@ -308,9 +308,9 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     }
 #line 65
     __syncthreads();
-    kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64);
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
 #line 66
-    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096, "samples/mesh_allreduce.kd:66:5: dma_wait on `recv`");
 #line 100
   }
 #line 100
@@ -353,7 +353,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 30
   kdt_cu::signal_sys((kdt_peers.sync[(neighbor_5)] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(1));
 #line 39
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(2));
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 0 + (int32_t(0))), int32_t(2), "samples/mesh_allreduce.kd:39:5: sem_wait on `barrier`");
 #line 48
   {  // DMA to device `device`: dst = src, 4096 bytes
 #line 48
@@ -383,14 +383,14 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 48
     __syncthreads();
 #line 48
-    kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0);
+    kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0, "samples/mesh_allreduce.kd:48:5: dma_start on `send` (source)");
 #line 48
     kdt_cu::signal_sys((kdt_peers.sync[device21_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 48
   }
-  kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64);
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
 #line 49
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
   const int64_t start24_ = static_cast<int64_t>(c0);
 #line 50
   __syncthreads();
@@ -464,7 +464,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
 #line 61
-        kdt_cu::dma_push(kdt_q_copy_sem[0], 1);
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 1, "samples/mesh_allreduce.kd:61:5: dma_start on `copy_sem`");
 #line 61
       } else {
 #line 61
@@ -486,12 +486,12 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         __syncthreads();
 #line 61
-        kdt_cu::dma_push(kdt_q_copy_sem[0], 0);
+        kdt_cu::dma_push(kdt_q_copy_sem[0], 0, "samples/mesh_allreduce.kd:61:5: dma_start on `copy_sem`");
 #line 61
       }
 #line 61
     }
-    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(0))), int32_t(1));
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(0))), int32_t(1), "samples/mesh_allreduce.kd:62:5: sem_wait on `capacity`");
     {  // DMA to device `device`: dst = src, 4096 bytes
 #line 63
       const int64_t start29_ = static_cast<int64_t>(working_slot_2);
@@ -524,12 +524,12 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 63
       __syncthreads();
 #line 63
-      kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0);
+      kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0, "samples/mesh_allreduce.kd:63:5: dma_start on `send` (source)");
 #line 63
       kdt_cu::signal_sys((kdt_peers.sync[device33_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 63
     }
-    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64);
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
     const int64_t start36_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
@@ -549,14 +549,14 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     }
 #line 65
     __syncthreads();
-    kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64);
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
 #line 66
-    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+    kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096, "samples/mesh_allreduce.kd:66:5: dma_wait on `recv`");
 #line 115
   }
 #line 123
 }
-#line 1348 "<stdout>"
+#line 1374 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int mesh_allreduce_devices = 8;

@@ -118,12 +118,12 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
 #line 44
     kdt_cu::stage_publish(slot6_);
 #line 44
-    kdt_cu::dma_push(kdt_q_send[0], 0);
+    kdt_cu::dma_push(kdt_q_send[0], 0, "samples/peer_scratch.kd:44:5: dma_start on `send` (source)");
 #line 44
     kdt_cu::signal_sys((kdt_peers.sync[device5_] + kdt_flat * 2 + 1 + 0), 1024);
 #line 44
   }
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 0 + 0), int32_t(1));
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 0 + 0), int32_t(1), "samples/peer_scratch.kd:45:5: sem_wait on `ready`");
 #line 45
   // add_to_right (KD function), expanded here
 #line 22
@@ -167,19 +167,19 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
 #line 47
     kdt_cu::stage_publish(slot10_);
 #line 47
-    kdt_cu::dma_push(kdt_q_send[0], 0);
+    kdt_cu::dma_push(kdt_q_send[0], 0, "samples/peer_scratch.kd:47:5: dma_start on `send` (source)");
 #line 47
     kdt_cu::signal_sys((kdt_peers.sync[device9_] + kdt_flat * 2 + 1 + 0), 1024);
 #line 47
   }
-  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64);
+  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64, "samples/peer_scratch.kd:48:5: dma_wait on `send`");
 #line 48
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024);
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024, "samples/peer_scratch.kd:48:5: dma_wait on `recv`");
 #line 48
   kdt_apply_recv(kdt_cu::stage_take((reinterpret_cast<unsigned char*>(kdt_peers.sync[kdt_device]) + 64 + kdt_flat * 8464), 1056, kdt_red));
-  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64);
+  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64, "samples/peer_scratch.kd:49:5: dma_wait on `send`");
 #line 49
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024);
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024, "samples/peer_scratch.kd:49:5: dma_wait on `recv`");
 #line 49
   kdt_apply_recv(kdt_cu::stage_take((reinterpret_cast<unsigned char*>(kdt_peers.sync[kdt_device]) + 64 + kdt_flat * 8464), 1056, kdt_red));
   const int64_t start12_ = static_cast<int64_t>(i);
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
 #line 50
   __syncthreads();
 }
-#line 990 "<stdout>"
+#line 1016 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int peer_scratch_devices = 4;

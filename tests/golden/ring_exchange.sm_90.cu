@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 32
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 0 + 0), int32_t(1));
   kdt_cu::signal_sys((kdt_peers.sync[(right)] + kdt_flat * 3 + 0 + 0), int32_t(1));
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 0 + 0), int32_t(2));
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 0 + 0), int32_t(2), "samples/ring_exchange.kd:34:5: sem_wait on `ready`");
 #line 38
   {  // DMA to device `device`: dst = src, 8192 bytes
 #line 38
@@ -77,17 +77,17 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 38
     __syncthreads();
 #line 38
-    kdt_cu::dma_push(kdt_q_send_sem[0], 0);
+    kdt_cu::dma_push(kdt_q_send_sem[0], 0, "samples/ring_exchange.kd:38:5: dma_start on `send_sem` (source)");
 #line 38
     kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 3 + 2 + 0), 8192);
 #line 38
   }
 #line 40
-  kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 64);
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 2 + 0), 8192);
+  kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 64, "samples/ring_exchange.kd:40:5: dma_wait on `send_sem`");
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 2 + 0), 8192, "samples/ring_exchange.kd:41:5: dma_wait on `recv_sem`");
 #line 45
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 1 + 0), int32_t(1));
-  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 1 + 0), int32_t(1));
+  kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 1 + 0), int32_t(1), "samples/ring_exchange.kd:46:5: sem_wait on `acked`");
 #line 48
   const int64_t start5_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
 #line 48
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 48
   __syncthreads();
 }
-#line 905 "<stdout>"
+#line 931 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int ring_exchange_devices = 4;

@@ -33,6 +33,7 @@ struct Options {
   bool phony_targets = false;  // -MP
   std::string arch = "sm_90";
   int threads = 128;
+  bool cuda_debug = false;  // --cuda-debug
   bool harness = false;
   bool checks = true;
   std::string dma_mode = "on_wait";

@@ -13,7 +13,10 @@ struct CudaEmitOptions {
   std::string arch = "sm_90";  // --arch
   int threads = 128;           // --threads (a kernel's threads(T) wins)
   std::string input_name;
-  std::string output_name = "<stdout>";  // the emitted file's own name, for `#line` (emit_cpp.h)
+  std::string output_name = "<stdout>";
+  // --cuda-debug: `#define KDT_CU_DEBUG 1` first, which bounds every
+  // mbarrier wait (a trap naming the KD statement instead of a hang).
+  bool debug = false;  // the emitted file's own name, for `#line` (emit_cpp.h)
   // "xla-ffi": an XLA FFI handler per kernel for the CUDA platform after
   // the launchers (--emit=cuda-xla-ffi; single-device kernels only).
   std::string binding;

@@ -65,8 +65,8 @@ struct DmaQueue {
   // semaphores a kernel reads.
   long long unwaited;
 };
-__device__ inline int dma_push(DmaQueue& q, int kind) {
-  if (q.n >= kQueue) __trap();  // more DMAs in flight on one semaphore than the queue holds
+__device__ inline int dma_push(DmaQueue& q, int kind, const char* site = nullptr) {
+  if (q.n >= kQueue) fail(site, "more DMAs in flight on one semaphore element than its queue holds (8)");
   const int pos = (q.head + q.n) % kQueue;
   q.kind[pos] = static_cast<unsigned char>(kind);
   ++q.n;
@@ -102,23 +102,32 @@ __device__ inline void mbar_expect_tx(void* bar, unsigned bytes) {
   (void)bar; (void)bytes; __trap();
 #endif
 }
-__device__ inline void mbar_wait(void* bar, unsigned parity) {
-#if KDT_HAS_BULK
+// Under KDT_CU_DEBUG (--cuda-debug) the wait is bounded: past
+// KDT_CU_WAIT_TIMEOUT_NS it fails at `site`, naming the semaphore.
+__device__ inline void mbar_wait(void* bar, unsigned parity, const char* site = nullptr) {
+#if KDT_HAS_CP_ASYNC
+#if defined(KDT_CU_DEBUG)
+  const unsigned long long start = global_timer();
+#else
+  (void)site;
+#endif
   unsigned done = 0;
   do {
+#if KDT_HAS_BULK
     asm volatile(
         "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
         : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
-  } while (!done);
-#elif KDT_HAS_CP_ASYNC
-  unsigned done = 0;
-  do {
+#else
     asm volatile(
         "{\n\t.reg .pred p;\n\tmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
         : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
+#endif
+#if defined(KDT_CU_DEBUG)
+    if (!done && global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) fail(site, "the DMA never completed (--cuda-debug bound)");
+#endif
   } while (!done);
 #else
-  (void)bar; (void)parity; __trap();
+  (void)bar; (void)parity; fail(site, "mbarriers need sm_80");
 #endif
 }
 // global -> shared, completing `bytes` on the mbarrier.
@@ -206,12 +215,12 @@ __device__ inline void cp_async_complete_on(void* bar) {
 }
 
 // Retires the oldest DMA of `q`: waits for it as it was issued.
-__device__ inline void dma_retire(DmaQueue& q, unsigned char* bars) {
-  if (q.n <= 0) __trap();  // a wait with nothing in flight: deadlock
+__device__ inline void dma_retire(DmaQueue& q, unsigned char* bars, const char* site = nullptr) {
+  if (q.n <= 0) fail(site, "a dma_wait with no DMA in flight on its semaphore: a deadlock");
   const int pos = q.head;
   const int kind = q.kind[pos];
   if (kind == 1) {
-    mbar_wait(bars + kMbarBytes * pos, (q.phase >> pos) & 1u);
+    mbar_wait(bars + kMbarBytes * pos, (q.phase >> pos) & 1u, site);
     q.phase ^= 1u << pos;
   } else if (kind == 2) {
     if (threadIdx.x == 0) bulk_wait_all();

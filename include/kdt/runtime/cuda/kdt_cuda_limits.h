@@ -18,7 +18,9 @@ constexpr int kMbarBytes = 8;
 // 9.0 and 10.x 227 KiB, 12.x 99 KiB); an arch outside the table gets the
 // 48 KiB every GPU gives without opting in. `sm` is 80 for sm_80 (a or f
 // suffixes dropped). The launchers check the device's own value
-// (cudaDevAttrMaxSharedMemoryPerBlockOptin) too.
+// (cudaDevAttrMaxSharedMemoryPerBlockOptin) too. Host code only (NVRTC
+// refuses unannotated functions).
+#ifndef __CUDACC_RTC__
 constexpr long long max_shared_per_block(int sm) {
   switch (sm) {
     case 70: case 72: return 98304;
@@ -30,6 +32,7 @@ constexpr long long max_shared_per_block(int sm) {
     default: return 49152;
   }
 }
+#endif  // __CUDACC_RTC__
 
 }  // namespace kdt_cu
 

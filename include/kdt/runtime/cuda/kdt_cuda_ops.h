@@ -8,6 +8,28 @@
 
 namespace kdt_cu {
 
+// ----- failures on the GPU -----
+// A wait that cannot complete traps after this long: always for waits on
+// other devices, and for every mbarrier wait under KDT_CU_DEBUG
+// (--cuda-debug).
+#ifndef KDT_CU_WAIT_TIMEOUT_NS
+#define KDT_CU_WAIT_TIMEOUT_NS 10000000000ull  // 10 s
+#endif
+__device__ inline unsigned long long global_timer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// Stops the kernel: prints the KD location `site` ("file:line:col: what
+// the statement is", emitted at each call) and `why`, then traps. The
+// message reaches the host's stdout when the device's printf buffer is
+// flushed, which a trap does not guarantee: best effort.
+__device__ inline void fail(const char* site, const char* why) {
+  printf("kdt: %s: %s (block %d, thread %d)\n", site ? site : "(unknown KD location)", why,
+         static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+  __trap();
+}
+
 using f16 = __half;
 using bf16 = __nv_bfloat16;
 

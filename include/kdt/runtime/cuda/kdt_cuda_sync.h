@@ -12,14 +12,6 @@ namespace kdt_cu {
 // per-device sync buffer that the peers reach through the peer table.
 // Signals add with release semantics at system scope; the owning program
 // alone lowers its counters, after an acquire load has seen enough.
-#ifndef KDT_CU_WAIT_TIMEOUT_NS
-#define KDT_CU_WAIT_TIMEOUT_NS 10000000000ull  // a wait that never completes traps after 10 s
-#endif
-__device__ inline unsigned long long global_timer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 __device__ inline long long load_acquire_sys(const unsigned long long* p) {
   unsigned long long v;
   asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -35,13 +27,13 @@ __device__ inline void signal_sys(unsigned long long* counter, long long amount)
   __syncthreads();
 }
 // Block-uniform: waits until the counter holds `amount`, then lowers it.
-__device__ inline void wait_sys(unsigned long long* counter, long long amount) {
+__device__ inline void wait_sys(unsigned long long* counter, long long amount, const char* site = nullptr) {
   __syncthreads();
   if (threadIdx.x == 0) {
     const unsigned long long start = global_timer();
     while (load_acquire_sys(counter) < amount) {
       __nanosleep(64);
-      if (global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) __trap();  // deadlock: nothing will signal it
+      if (global_timer() - start > KDT_CU_WAIT_TIMEOUT_NS) fail(site, "the wait timed out: a deadlock, nothing signals it");
     }
     atomicAdd_system(counter, static_cast<unsigned long long>(-amount));
     __threadfence();
