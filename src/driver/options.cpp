@@ -227,8 +227,9 @@ void add_option_group(po::options_description& d, OptionGroup group) {
         ("diagnostics-format", po::value<std::string>()->value_name("FORMAT"), "text (default), json or sarif")
         ("diagnostics-file", po::value<std::string>()->value_name("PATH"), "write diagnostics there instead of stderr")
         ("color", po::value<std::string>()->value_name("WHEN"), "colour text diagnostics: auto (default), always, never")
-        ("warning", po::value<std::vector<std::string>>()->composing(),
-         "-Werror (warnings as errors), -Wno-CODE, -Werror=CODE, -Wno-error=CODE, -WCODE, -Wall")
+        ("warning", po::value<std::vector<std::string>>()->composing()->value_name("FLAG"),
+         "a -W flag: -Werror (warnings as errors), -Wall; per warning -Wno-unused-binding, "
+         "-Werror=asm-cross-lane, -Wno-error=unused-binding and the like")
         (",w", po::bool_switch(), "silence warnings")
         ("no-static-dma-checks", po::bool_switch(),
          "skip the static DMA-protocol checks (dma-protocol); the run-time checks still decide");
