@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
@@ -527,9 +528,10 @@ class Server {
       read_initialization_options(params);
       json capabilities = {
           {"positionEncoding", "utf-16"},
-          {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
+          {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", true}}},
           {"hoverProvider", true},
           {"definitionProvider", true},
+          {"documentSymbolProvider", true},
       };
       send_result(id, {{"capabilities", capabilities}, {"serverInfo", {{"name", "kdt"}, {"version", KDT_VERSION}}}});
       return;
@@ -550,6 +552,8 @@ class Server {
       send_result(id, hover(params));
     } else if (method == "textDocument/definition") {
       send_result(id, definition(params));
+    } else if (method == "textDocument/documentSymbol") {
+      send_result(id, document_symbols(params));
     } else {
       send_error(id, kMethodNotFound, "unknown method '" + method + "'");
     }
@@ -585,12 +589,16 @@ class Server {
       doc.text = std::move(text);
       if (version) doc.version = *version;
       check(doc);
+    } else if (method == "textDocument/didSave") {
+      // The open files that include the saved one read it from disk: check them again.
+      std::string uri = string_member(object_member(params, "textDocument", "params"), "uri", "params.textDocument");
+      recheck_includers(path_from_uri(uri), uri);
     } else if (method == "textDocument/didClose") {
       std::string uri = string_member(object_member(params, "textDocument", "params"), "uri", "params.textDocument");
       docs_.erase(uri);
       publish(uri, json::array(), std::nullopt);
     }
-    // initialized, didSave, $/cancelRequest, $/setTrace and the unknown: nothing.
+    // initialized, $/cancelRequest, $/setTrace and the unknown: nothing.
   }
 
   void read_initialization_options(const json& params) {
@@ -643,6 +651,22 @@ class Server {
       diagnostics = render_lsp({internal}, SourceManager(), doc.uri);
     }
     publish(doc.uri, diagnostics, doc.version);
+  }
+
+  // Checks again every open document other than `uri` whose last check
+  // read `path` (an include, read from disk).
+  void recheck_includers(const std::string& path, const std::string& uri) {
+    std::error_code ec;
+    const std::filesystem::path saved = std::filesystem::weakly_canonical(path, ec);
+    for (auto& [other_uri, doc] : docs_) {
+      if (other_uri == uri || !doc.compilation) continue;
+      bool includes = false;
+      for (const std::string& read : doc.compilation->files_read) {
+        std::error_code read_ec;
+        includes = includes || std::filesystem::weakly_canonical(read, read_ec) == saved;
+      }
+      if (includes) check(doc);
+    }
   }
 
   void publish(const std::string& uri, const json& diagnostics, std::optional<int64_t> version) {
@@ -741,6 +765,77 @@ class Server {
     const Symbol* symbol = at->target.symbol;
     if (!symbol || !symbol->range.valid()) return nullptr;
     return lsp_location(at->doc->compilation->sources, symbol->range, at->doc->uri);
+  }
+
+  // ---- document symbols: kernels (with their scratch buffers and
+  // semaphores), functions, constants and type aliases of the document's
+  // own file, as a hierarchy (DocumentSymbol[]).
+
+  static json symbol(const SourceManager& sources, const std::string& name, int kind, const std::string& detail,
+                     SourceRange range, SourceRange selection) {
+    json s = {{"name", name}, {"kind", kind}, {"range", lsp_range(sources, range)},
+              {"selectionRange", lsp_range(sources, selection.valid() ? selection : range)}};
+    if (!detail.empty()) s["detail"] = detail;
+    return s;
+  }
+
+  // The scratch buffers and semaphores declared in `body`, nested blocks included.
+  static void local_symbols(const SourceManager& sources, const ast::Block& body, json& out) {
+    constexpr int kVariable = 13, kEvent = 24;
+    for (const ast::StmtPtr& s : body.stmts) {
+      if (s->kind == ast::Stmt::Kind::Scratch) {
+        out.push_back(symbol(sources, s->name.text, kVariable, "scratch @" + s->mem_space.text, s->range, s->name.range));
+      } else if (s->kind == ast::Stmt::Kind::Sem) {
+        out.push_back(symbol(sources, s->name.text, kEvent, "sem " + s->sem_kind.text, s->range, s->name.range));
+      }
+      local_symbols(sources, s->body, out);
+      for (const ast::IfClause& c : s->clauses) local_symbols(sources, c.body, out);
+    }
+  }
+
+  json document_symbols(const json& params) const {
+    std::string uri = string_member(object_member(params, "textDocument", "params"), "uri", "params.textDocument");
+    auto it = docs_.find(uri);
+    if (it == docs_.end() || !it->second.compilation || !it->second.compilation->parsed) return json::array();
+    const Compilation& c = *it->second.compilation;
+    constexpr int kFunction = 12, kConstant = 14, kTypeParameter = 26;
+    json out = json::array();
+    for (const ast::File& file : c.program.module.files) {
+      if (file.file != 1) continue;
+      for (auto [kind, i] : file.order) {
+        switch (kind) {
+          case ast::File::ItemKind::Const: {
+            const ast::ConstDecl& d = file.consts[i];
+            out.push_back(symbol(c.sources, d.name.text, kConstant, "const", d.range, d.name.range));
+            break;
+          }
+          case ast::File::ItemKind::Type: {
+            const ast::TypeDecl& d = file.types[i];
+            out.push_back(symbol(c.sources, d.name.text, kTypeParameter, "type", d.range, d.name.range));
+            break;
+          }
+          case ast::File::ItemKind::Function: {
+            const ast::Function& f = file.functions[i];
+            json s = symbol(c.sources, f.name.text, kFunction, "fn", f.range, f.name.range);
+            json children = json::array();
+            local_symbols(c.sources, f.body, children);
+            if (!children.empty()) s["children"] = children;
+            out.push_back(s);
+            break;
+          }
+          case ast::File::ItemKind::Kernel: {
+            const ast::Kernel& k = file.kernels[i];
+            json s = symbol(c.sources, k.name.text, kFunction, "kernel", k.range, k.name.range);
+            json children = json::array();
+            local_symbols(c.sources, k.body, children);
+            if (!children.empty()) s["children"] = children;
+            out.push_back(s);
+            break;
+          }
+        }
+      }
+    }
+    return out;
   }
 
   // ---- output

@@ -193,6 +193,8 @@ void initialize(LspClient& client) {
   CHECK(caps["textDocumentSync"]["openClose"] == true);
   CHECK(caps["hoverProvider"] == true);
   CHECK(caps["definitionProvider"] == true);
+  CHECK(caps["documentSymbolProvider"] == true);
+  CHECK(caps["textDocumentSync"]["save"] == true);  // didSave re-diagnoses the files that include the saved one
   client.notify("initialized", json::object());
 }
 
@@ -312,6 +314,87 @@ TEST_SUITE("lsp") {
     json shutdown = *client.receive();
     CHECK(shutdown["id"] == 10);
     CHECK(shutdown["result"].is_null());
+    client.notify("exit", nullptr);
+    CHECK(client.wait_exit() == 0);
+  }
+
+  // Issue 21, item 3: the document's outline.
+  TEST_CASE("documentSymbol: kernels with their scratch and semaphores, functions, constants, types") {
+    kdt::test::TempDir tmp;
+    std::string uri = kdt::uri_from_path(tmp.file("s.kd"));
+    std::string text =
+        "const N = 8;\n"                                                  // 0
+        "type T = f32;\n"                                                 // 1
+        "fn twice(v: T[N]) -> T[N] { return v * 2.0; }\n"                 // 2
+        "kernel k(x: in T[N] @global, y: out T[N] @global) grid(1) {\n"   // 3
+        "    scratch buf: T[N] @shared;\n"                                // 4
+        "    sem s: dma;\n"                                               // 5
+        "    dma_start(x, buf, s);\n"
+        "    dma_wait(s, buf);\n"
+        "    y[...] = twice(buf);\n"
+        "}\n";
+    LspClient client;
+    initialize(client);
+    client.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", uri}, {"languageId", "kd"}, {"version", 1}, {"text", text}}}});
+    CHECK(client.diagnostics_for(uri)["diagnostics"] == json::array());
+    client.request(2, "textDocument/documentSymbol", {{"textDocument", {{"uri", uri}}}});
+    json symbols = client.response(2)["result"];
+    REQUIRE(symbols.size() == 4);
+    CHECK(symbols[0]["name"] == "N");
+    CHECK(symbols[0]["kind"] == 14);  // Constant
+    CHECK(symbols[0]["selectionRange"] == range(0, 6, 0, 7));
+    CHECK(symbols[1]["name"] == "T");
+    CHECK(symbols[2]["name"] == "twice");
+    CHECK(symbols[2]["kind"] == 12);  // Function
+    CHECK(symbols[2]["detail"] == "fn");
+    const json& k = symbols[3];
+    CHECK(k["name"] == "k");
+    CHECK(k["detail"] == "kernel");
+    CHECK(k["range"]["start"] == pos(3, 0));
+    CHECK(k["range"]["end"] == pos(9, 1));
+    REQUIRE(k["children"].size() == 2);
+    CHECK(k["children"][0]["name"] == "buf");
+    CHECK(k["children"][0]["detail"] == "scratch @shared");
+    CHECK(k["children"][0]["selectionRange"] == range(4, 12, 4, 15));
+    CHECK(k["children"][1]["name"] == "s");
+    CHECK(k["children"][1]["detail"] == "sem dma");
+    client.request(3, "shutdown", nullptr);
+    client.response(3);
+    client.notify("exit", nullptr);
+    CHECK(client.wait_exit() == 0);
+  }
+
+  // Issue 21, item 3: an open file that includes a saved one is checked again.
+  TEST_CASE("saving an included file re-diagnoses the open files that include it") {
+    kdt::test::TempDir tmp;
+    const std::string lib = tmp.file("lib.kd");
+    kdt::test::write_text(lib, "const V = 4;\n");  // no W yet
+    std::string main_uri = kdt::uri_from_path(tmp.file("main.kd"));
+    std::string lib_uri = kdt::uri_from_path(lib);
+    LspClient client;
+    initialize(client);
+    client.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", main_uri}, {"languageId", "kd"}, {"version", 1},
+                                     {"text", "include \"lib.kd\";\nkernel k(x: inout f32[W] @global) grid(1) { x[...] = x * 2.0; }\n"}}}});
+    json before = client.diagnostics_for(main_uri)["diagnostics"];
+    REQUIRE(before.size() >= 1);
+    CHECK(before[0]["code"] == "undefined-name");
+    // The library is edited in the editor and saved: W now exists.
+    std::string fixed = "const V = 4;\nconst W = 4;\n";
+    client.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", lib_uri}, {"languageId", "kd"}, {"version", 1}, {"text", "const V = 4;\n"}}}});
+    client.diagnostics_for(lib_uri);
+    client.notify("textDocument/didChange",
+                  {{"textDocument", {{"uri", lib_uri}, {"version", 2}}}, {"contentChanges", {{{"text", fixed}}}}});
+    client.diagnostics_for(lib_uri);
+    kdt::test::write_text(lib, fixed);
+    client.notify("textDocument/didSave", {{"textDocument", {{"uri", lib_uri}}}});
+    json after = client.diagnostics_for(main_uri);
+    CHECK(after["diagnostics"] == json::array());
+    CHECK(after["version"] == 1);
+    client.request(2, "shutdown", nullptr);
+    client.response(2);
     client.notify("exit", nullptr);
     CHECK(client.wait_exit() == 0);
   }
