@@ -320,6 +320,10 @@ std::string describe(const Symbol* symbol, const Type& type, const std::string& 
     head = "const " + name;
     if (symbol->const_value) head += " = " + std::to_string(*symbol->const_value);
     return "```kd\n" + head + "\n```\n\ninteger constant";
+  } else if (symbol && symbol->kind == Symbol::Kind::Sem && type.kind == Type::Kind::Sem) {
+    // As KD declares it: `sem s[2]: dma`.
+    std::string ty = type_string(type);  // sem[2]: dma
+    head = "sem " + name + ty.substr(3);
   } else if (symbol && symbol->kind == Symbol::Kind::Param) {
     head = "param " + name + ": " + mode_word(symbol->mode) + type_string(type);
   } else if (symbol) {
@@ -334,8 +338,16 @@ std::string describe(const Symbol* symbol, const Type& type, const std::string& 
     } else {
       text += "\n\nshape `" + shape_string(type.shape) + "` (" + std::to_string(type.element_count()) + " elements)";
     }
-  } else if (type.kind == Type::Kind::Sem && type.sem_count >= 0) {
-    text += "\n\narray of " + std::to_string(type.sem_count) + " semaphores";
+  } else if (type.kind == Type::Kind::Sem) {
+    text += type.sem_kind == SemKind::Dma
+                ? "\n\nDMA semaphore: each DMA started on it counts its bytes when it lands; `dma_wait` retires the "
+                  "oldest and lowers it by that many bytes"
+                : "\n\nregular semaphore: `sem_signal` raises it (on this or another device), `sem_wait` waits "
+                  "until it is high enough and lowers it";
+    if (type.sem_count >= 0) {
+      text += "\n\narray of " + std::to_string(type.sem_count) +
+              (type.sem_cols >= 0 ? " x " + std::to_string(type.sem_cols) : "") + " semaphores";
+    }
   }
   return text;
 }
@@ -748,9 +760,16 @@ class Server {
     std::string text;
     if (t.symbol && t.symbol->kind == Symbol::Kind::Const) {
       text = describe(t.symbol, t.symbol->type, t.symbol->name);
+    } else if (t.symbol && t.symbol->kind == Symbol::Kind::Sem && !t.symbol->type.is_error()) {
+      // A semaphore's use has no value type (its expression is `()`): the declaration says what it is.
+      text = describe(t.symbol, t.symbol->type, t.symbol->name);
     } else if (t.expr && !t.expr->type.is_error()) {
       std::string name = t.expr->kind == ast::Expr::Kind::Name ? t.expr->spelling : std::string();
       text = describe(t.symbol, t.expr->type, name);
+      // A slice or index of a ref is a view: say of what.
+      if (t.expr->kind != ast::Expr::Kind::Name && t.expr->type.kind == Type::Kind::Ref) {
+        text += "\n\na view: the elements it selects, read or written in place";
+      }
     } else if (t.symbol && !t.symbol->type.is_error()) {
       text = describe(t.symbol, t.symbol->type, t.symbol->name);
     } else {

@@ -359,6 +359,12 @@ TEST_SUITE("lsp") {
     CHECK(k["children"][0]["selectionRange"] == range(4, 12, 4, 15));
     CHECK(k["children"][1]["name"] == "s");
     CHECK(k["children"][1]["detail"] == "sem dma");
+    // Hover on a semaphore's use says what it is (it was `sem s: ()`).
+    client.request(4, "textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", pos(7, 13)}});
+    std::string sem_hover = client.response(4)["result"]["contents"]["value"];
+    CHECK_MESSAGE(sem_hover.find("sem s: dma") != std::string::npos, sem_hover);
+    CHECK(sem_hover.find("DMA semaphore") != std::string::npos);
+    CHECK(sem_hover.find("()") == std::string::npos);
     client.request(3, "shutdown", nullptr);
     client.response(3);
     client.notify("exit", nullptr);
