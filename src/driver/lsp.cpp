@@ -818,6 +818,13 @@ class Server {
     if (it == docs_.end() || !it->second.compilation || !it->second.compilation->parsed) return json::array();
     const Compilation& c = *it->second.compilation;
     constexpr int kFunction = 12, kConstant = 14, kTypeParameter = 26;
+    // A kernel's or function's symbol, with its scratch buffers and semaphores as children.
+    auto with_locals = [&](json s, const ast::Block& body) {
+      json children = json::array();
+      local_symbols(c.sources, body, children);
+      if (!children.empty()) s["children"] = std::move(children);
+      return s;
+    };
     json out = json::array();
     for (const ast::File& file : c.program.module.files) {
       if (file.file != 1) continue;
@@ -835,20 +842,12 @@ class Server {
           }
           case ast::File::ItemKind::Function: {
             const ast::Function& f = file.functions[i];
-            json s = symbol(c.sources, f.name.text, kFunction, "fn", f.range, f.name.range);
-            json children = json::array();
-            local_symbols(c.sources, f.body, children);
-            if (!children.empty()) s["children"] = children;
-            out.push_back(s);
+            out.push_back(with_locals(symbol(c.sources, f.name.text, kFunction, "fn", f.range, f.name.range), f.body));
             break;
           }
           case ast::File::ItemKind::Kernel: {
             const ast::Kernel& k = file.kernels[i];
-            json s = symbol(c.sources, k.name.text, kFunction, "kernel", k.range, k.name.range);
-            json children = json::array();
-            local_symbols(c.sources, k.body, children);
-            if (!children.empty()) s["children"] = children;
-            out.push_back(s);
+            out.push_back(with_locals(symbol(c.sources, k.name.text, kFunction, "kernel", k.range, k.name.range), k.body));
             break;
           }
         }

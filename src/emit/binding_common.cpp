@@ -123,4 +123,21 @@ std::string ffi_bind_chain(const std::string& context, const std::vector<std::st
   return out;
 }
 
+void emit_ffi_fits(CodeWriter& w) {
+  w.line("// A buffer of the wrong type or size (a caller that bypassed kdt.jax's checks).");
+  w.open("static bool fits(const ffi::AnyBuffer& b, ffi::DataType type, size_t count) {");
+  w.line("return b.element_type() == type && b.element_count() == count;");
+  w.close();
+}
+
+void open_ffi_impl(const ir::Kernel& k, const std::string& impl, const FfiSignature& sig, CodeWriter& w) {
+  w.line("// Kernel `" + k.kd_name + "`.");
+  w.open("static kdt_bind::ffi::Error " + impl + "(" + ffi_parameters(sig.params) + ") {");
+  if (sig.fits.empty()) return;
+  w.open("if (!(" + sig.fits + ")) {");
+  w.line("return kdt_bind::ffi::Error(kdt_bind::ffi::ErrorCode::kInvalidArgument, \"kdt: kernel `" + k.kd_name +
+         "` was called with buffers of other dtypes or sizes than its parameters\");");
+  w.close();
+}
+
 }  // namespace kdt::emit

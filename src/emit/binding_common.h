@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "code_writer.h"
 #include "kdt/ir/ir.h"
 
 namespace kdt::emit {
@@ -58,5 +59,13 @@ FfiSignature ffi_signature(const ir::Kernel& k, const std::string& ns);
 // (`kdt_bind::ffi::Ffi::Bind()` + `context` + the binds).
 std::string ffi_parameters(const std::vector<std::string>& params);
 std::string ffi_bind_chain(const std::string& context, const std::vector<std::string>& binds);
+
+// `kdt_bind::fits(buffer, type, count)`, which the handlers' checks call
+// (inside namespace kdt_bind, with `ffi` = xla::ffi).
+void emit_ffi_fits(CodeWriter& w);
+
+// A handler's implementation `impl` opened: its parameters, then the
+// check that every buffer has its parameter's dtype and size.
+void open_ffi_impl(const ir::Kernel& k, const std::string& impl, const FfiSignature& sig, CodeWriter& w);
 
 }  // namespace kdt::emit

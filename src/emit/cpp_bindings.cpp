@@ -182,10 +182,7 @@ void emit_xla_ffi(const ir::Module& module, const CppEmitOptions& options, CodeW
   w.line("                  std::to_string(e.loc.line) + \":\" + std::to_string(e.loc.column) + \": \" + e.message + \" [\" +");
   w.line("                  e.code.name() + \"]\\nkdt-diagnostic: \" + kdt_rt::failure_json(e));");
   w.close();
-  w.line("// A buffer of the wrong type or size (a caller that bypassed kdt.jax's checks).");
-  w.open("static bool fits(const ffi::AnyBuffer& b, ffi::DataType type, size_t count) {");
-  w.line("return b.element_type() == type && b.element_count() == count;");
-  w.close();
+  emit_ffi_fits(w);
   w.line("// The run options from the call's attributes.");
   w.open("static bool options(int32_t dma_mode, int32_t dma_order, int32_t program_order, int32_t jobs, int64_t seed, kdt_rt::RunOptions& run) {");
   w.line("if (dma_mode < 0 || dma_mode > 1 || dma_order < 0 || dma_order > 2 || program_order < 0 || program_order > 2) return false;");
@@ -209,14 +206,7 @@ void emit_xla_ffi(const ir::Module& module, const CppEmitOptions& options, CodeW
     sig.binds.push_back(".Attr<int64_t>(\"kdt_seed\")");
 
     std::string impl = "kdt_xla_" + k.kd_name + "_impl";
-    w.line("// Kernel `" + k.kd_name + "`.");
-    w.open("static kdt_bind::ffi::Error " + impl + "(" + ffi_parameters(sig.params) + ") {");
-    if (!sig.fits.empty()) {
-      w.open("if (!(" + sig.fits + ")) {");
-      w.line("return kdt_bind::ffi::Error(kdt_bind::ffi::ErrorCode::kInvalidArgument, \"kdt: kernel `" + k.kd_name +
-             "` was called with buffers of other dtypes or sizes than its parameters\");");
-      w.close();
-    }
+    open_ffi_impl(k, impl, sig, w);
     w.line("kdt_rt::RunOptions run;");
     w.open("if (!kdt_bind::options(kdt_dma_mode, kdt_dma_order, kdt_program_order, kdt_jobs, kdt_seed, run)) {");
     w.line("return kdt_bind::ffi::Error(kdt_bind::ffi::ErrorCode::kInvalidArgument, \"kdt: invalid run options\");");

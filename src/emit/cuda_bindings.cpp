@@ -29,10 +29,7 @@ void emit_cuda_xla_ffi(const ir::Module& module, const CudaEmitOptions& options,
   w.line();
   w.line("namespace kdt_bind {");
   w.line("namespace ffi = xla::ffi;");
-  w.line("// A buffer of the wrong type or size (a caller that bypassed kdt.jax's checks).");
-  w.open("static bool fits(const ffi::AnyBuffer& b, ffi::DataType type, size_t count) {");
-  w.line("return b.element_type() == type && b.element_count() == count;");
-  w.close();
+  emit_ffi_fits(w);
   w.line("// A CUDA error as the FFI error JAX raises.");
   w.open("static ffi::Error cuda_error(const char* kernel, const char* what, cudaError_t e) {");
   w.line("return ffi::Error(ffi::ErrorCode::kInternal, std::string(\"kdt: kernel `\") + kernel + \"`: \" + what + \": \" +");
@@ -46,14 +43,7 @@ void emit_cuda_xla_ffi(const ir::Module& module, const CudaEmitOptions& options,
     sig.params.insert(sig.params.begin(), "cudaStream_t stream");
     const std::string impl = "kdt_xla_cuda_" + k.kd_name + "_impl";
     const std::string kernel = "\"" + k.kd_name + "\"";
-    w.line("// Kernel `" + k.kd_name + "`.");
-    w.open("static kdt_bind::ffi::Error " + impl + "(" + ffi_parameters(sig.params) + ") {");
-    if (!sig.fits.empty()) {
-      w.open("if (!(" + sig.fits + ")) {");
-      w.line("return kdt_bind::ffi::Error(kdt_bind::ffi::ErrorCode::kInvalidArgument, \"kdt: kernel `" + k.kd_name +
-             "` was called with buffers of other dtypes or sizes than its parameters\");");
-      w.close();
-    }
+    open_ffi_impl(k, impl, sig, w);
     for (const auto& [out, in] : sig.inouts) {
       w.open("if (" + out + "->untyped_data() != " + in + ".untyped_data()) {");
       w.line("cudaError_t e = cudaMemcpyAsync(" + out + "->untyped_data(), " + in + ".untyped_data(), " + in +
