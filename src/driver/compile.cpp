@@ -130,6 +130,9 @@ int run_transpile(const Options& options) {
                        "--dma-mode, --dma-order and --program-order apply to `kdt run` and to `--emit=cpp --harness` "
                        "(as the harness's defaults)");
   }
+  if (options.devices != "simulated" && options.emit != EmitKind::Cpp) {
+    return usage_error(options, "--devices=" + options.devices + " applies to --emit=cpp");
+  }
   std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
   if (!c->io_error.empty()) return usage_error(options, c->io_error);
   if (c->ok && !c->program.unused_defines.empty()) {
@@ -170,6 +173,7 @@ int run_transpile(const Options& options) {
           cpp.dma_mode = options.dma_mode;
           cpp.dma_order = options.dma_order;
           cpp.program_order = options.program_order;
+          cpp.mpi = options.devices == "mpi";
           output = emit_cpp(module, c->sources, cpp);
         } else {
           output = ir::print_module(module, c->sources);

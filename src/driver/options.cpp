@@ -43,7 +43,10 @@ po::options_description describe() {
     ("arch", po::value<std::string>()->value_name("SM"), "compiled-path target: sm_80, sm_90, ... (default sm_90)")
     ("threads", po::value<int>()->value_name("N"), "threads per block on the compiled path (default 128)")
     ("cuda-debug", po::bool_switch(), "compiled path: bound every wait; a hang becomes a trap naming its KD statement")
-    ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files");
+    ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files")
+    ("devices", po::value<std::string>()->value_name("MODE"),
+     "with --emit=cpp: simulated (default: every device a thread of one process) or mpi (each device an MPI rank; "
+     "build with mpicxx, run with mpirun -n N)");
   add_option_group(d, OptionGroup::RunModel);
   d.add_options()
     ("explain", po::value<std::string>()->value_name("CODE"), "explain a diagnostic code, with an example");
@@ -391,6 +394,10 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
     if (out.threads < 1 || out.threads > 1024) return fail("--threads must be between 1 and 1024");
   }
   out.harness = vm["harness"].as<bool>();
+  if (vm.count("devices")) {
+    static const std::map<std::string, std::string> modes = {{"simulated", "simulated"}, {"mpi", "mpi"}};
+    if (!pick(vm["devices"].as<std::string>(), modes, out.devices, "devices", result.error)) return fail(result.error);
+  }
   if (!read(OptionGroup::RunModel)) return fail(result.error);
   if (vm.count("explain")) out.explain = vm["explain"].as<std::string>();
   if (!read(OptionGroup::Diagnostics) || !read(OptionGroup::Limits)) return fail(result.error);

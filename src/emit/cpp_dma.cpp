@@ -37,17 +37,25 @@ void CppKernelEmitter::emit_dma_sites() {
     }
     std::string src = ref_base(d.src.ref, "s") + " + " + copy_offset(plan.src);
     std::string dst = ref_base(d.dst.ref, "d") + " + " + copy_offset(plan.dst);
-    std::string T = ctype(d.dtype);
-    std::string chunk = std::to_string(plan.chunk);
-    if (d.add) {
-      w_.line("kdt_rt::add_run(" + dst + ", " + src + ", int64_t{" + chunk + "});");
-    } else {
-      w_.line("std::memcpy(" + dst + ", " + src + ", " + chunk + " * sizeof(" + T + "));");
-    }
+    w_.line(copy_run(static_cast<int>(id), dst, src, std::to_string(plan.chunk), ctype(d.dtype)));
     for (size_t i = 0; i < plan.loops.size(); ++i) w_.close();
     w_.close();
     w_.line();
   }
+}
+
+std::string CppKernelEmitter::copy_run(int site, const std::string& dst, const std::string& src, const std::string& count,
+                                       const std::string& type) const {
+  const ir::DmaSite& d = k_.dmas[site];
+  if (mpi_ && d.add && remote_add_refs_.count(d.dst.ref)) {
+    // Atomic with the other ranks' additions into the same elements.
+    return "L.scheduler.accumulate(d.dst_device, " + dst + ", " + src + ", int64_t{" + count + "});";
+  }
+  if (d.add) return "kdt_rt::add_run(" + dst + ", " + src + ", int64_t{" + count + "});";
+  if (mpi_ && remote_sites_.count(site)) {
+    return "L.scheduler.put(d.dst_device, " + dst + ", " + src + ", " + count + " * sizeof(" + type + "));";
+  }
+  return "std::memcpy(" + dst + ", " + src + ", " + count + " * sizeof(" + type + "));";
 }
 
 // Moves the data of a started DMA (at its start or at the wait that retires it).
@@ -115,6 +123,7 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
   w_.line(d + "->program = s.flat;");
   if (independent_) w_.line(d + "->issuer = &s;");
   w_.line(d + "->loc = " + loc(s.range) + ";");
+  dma_locs_[s.dma_id] = loc(s.range);
   int capture = 0;
   for (const ir::View* v : {&*s.src, &*s.dst}) {
     const Shape& rs = k_.refs[v->ref].shape;
@@ -147,13 +156,20 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
     w_.line(d + "->add = " + std::string(s.add ? "true" : "false") + ";");
     if (s.pipeline) w_.line(d + "->copies_written = true;  // a block spec's copy: unwritten elements stay so");
     w_.line(d + "->src_shadow = &" + shadow_of(s.src->ref) + ";");
-    w_.line(d + "->dst_shadow = &" + shadow_of(s.dst->ref, d + "->dst_device", dst_state) + ";");
+    std::string dst_shadow = "&" + shadow_of(s.dst->ref, d + "->dst_device", dst_state);
+    // Another rank's destination is claimed there, when the DMA arrives.
+    if (mpi_ && s.device) dst_shadow = d + "->dst_device == device ? " + dst_shadow + " : nullptr";
+    w_.line(d + "->dst_shadow = " + dst_shadow + ";");
     w_.line(d + "->dst_sem = &" + sem_ref(s.sem, dst_state) + ";");
     w_.line(d + "->has_src_sem = " + std::string(s.src_sem ? "true" : "false") + ";");
     w_.line("kdt_rt::claim_dma(" + d + ", s.clock);");
   }
-  w_.line("if (options.eager_dma) " + names_.kernel + "_run_dma(L, *" + d + ");");
-  w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
+  if (mpi_ && s.device) {
+    mpi_send(s, d, dst_state);
+  } else {
+    w_.line("if (options.eager_dma) " + names_.kernel + "_run_dma(L, *" + d + ");");
+    w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
+  }
   // The source side of a remote DMA is retired by a wait on `src_sem`.
   if (s.src_sem) w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + ");");
 }
@@ -182,6 +198,20 @@ void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
 }
 
 void CppKernelEmitter::sem_signal(const ir::Stmt& s) {
+  if (mpi_) {
+    // An atomic add at the target rank's copy of the semaphore; the
+    // happens-before clocks follow signals within this rank only.
+    w_.open("{");
+    std::string target = s.device ? "kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
+                                        loc(s.device->range) + ")"
+                                  : "device";
+    w_.line("const int target_ = " + target + ";");
+    w_.line("auto& sem_ = " + sem_ref(s.sem, "L.state(target_, s.flat)") + ";");
+    w_.line("L.scheduler.add(target_, sem_.value, " + scalar(*s.amount) + ");");
+    if (options_.checks) w_.line("if (target_ == device) kdt_rt::release(sem_, s.clock);");
+    w_.close();
+    return;
+  }
   std::string state = "s";
   if (s.device) {
     // A remote signal reaches the same program on device `d`.
@@ -206,12 +236,16 @@ void CppKernelEmitter::sem_wait(const ir::Stmt& s) {
   w_.open("{");
   w_.line("auto& sem_ = " + sem + ";");
   w_.line("const int64_t amount_ = " + amount + ";");
-  w_.line("L.scheduler.wait_until(device, [&] { return sem_.value >= amount_; }, {\"sem_wait on `" +
-          k_.sems[s.sem.sem].kd_name + "` (value \" + std::to_string(sem_.value) + \", needs \" + std::to_string(amount_) + \")\", " +
+  w_.line("L.scheduler.wait_until(device, [&] { return " + counter("sem_") + " >= amount_; }, {\"sem_wait on `" +
+          k_.sems[s.sem.sem].kd_name + "` (value \" + std::to_string(" + counter("sem_") + ") + \", needs \" + std::to_string(amount_) + \")\", " +
           loc(s.range) + ", s.flat});");
-  w_.line("sem_.value -= amount_;");
+  w_.line(mpi_ ? "L.scheduler.add(device, sem_.value, -amount_);" : "sem_.value -= amount_;");
   if (options_.checks) w_.line("kdt_rt::acquire(s.clock, sem_);");
   w_.close();
+}
+
+std::string CppKernelEmitter::counter(const std::string& sem) const {
+  return mpi_ ? "L.scheduler.load(" + sem + ".value)" : sem + ".value";
 }
 
 }  // namespace kdt::cpp

@@ -27,6 +27,10 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
                       : multi         ? " (device-major: [devices, ...])."
                                       : "."));
   w.open("int main(int argc, char** argv) {");
+  if (options.mpi) {
+    // Every rank reads the inputs and runs its device; rank 0 writes the outputs.
+    w.line("kdt_rt::MpiSession mpi(argc, argv);");
+  }
   w.line("kdt_rt::HarnessArgs args;");
   // kdt --emit=cpp --harness --dma-mode=... --dma-order=... --program-order=...: the defaults.
   if (options.dma_mode == "eager") w.line("args.run.eager_dma = true;");
@@ -49,6 +53,14 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
     params += std::string(params.empty() ? "" : ", ") + "{\"" + name + "\", kdt_rt::HarnessParamKind::" + kind + "}";
   }
   w.line("if (!kdt_rt::check_harness_params(args, {" + params + "})) return 2;");
+  if (options.mpi) {
+    w.open("if (mpi.size() != " + devices + ") {");
+    w.line("if (mpi.rank() == 0) kdt_rt::detail::harness_error(\"kernel " + k.kd_name + " runs on " + devices +
+           " devices, one per MPI rank, but mpirun started \" + std::to_string(mpi.size()) + \" (mpirun -n " + devices +
+           ")\");");
+    w.line("return 2;");
+    w.close();
+  }
   std::string call;
   uint64_t index = 0;
   // Mesh-major (section 15): a mesh of two or more axes prepends all of
@@ -96,9 +108,18 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
   w.line("kdt_rt::RunError error;");
   w.line("auto start = std::chrono::steady_clock::now();");
   w.open("if (kdt_kernels::" + names.kernel + "(" + call + (call.empty() ? "" : ", ") + "args.run, &error) != 0) {");
-  w.line("kdt_rt::report_failure(error, args.diag_json.c_str());");
+  if (options.mpi) {
+    // Each rank reports its own failure (a rank stopped by another's has
+    // none); the lowest of them also writes the JSON for `kdt run`.
+    w.line("const bool mine = !error.message.empty();");
+    w.line("const int reporter = mpi.lowest(mine);");
+    w.line("if (mine) kdt_rt::report_failure(error, mpi.rank() == reporter ? args.diag_json.c_str() : nullptr);");
+  } else {
+    w.line("kdt_rt::report_failure(error, args.diag_json.c_str());");
+  }
   w.line("return 1;");
   w.close();
+  if (options.mpi) w.line("if (mpi.rank() != 0) return 0;  // rank 0 holds every device's outputs");
   w.line("double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();");
   // The time has a line of its own: every other line of the summary is
   // the same on every run.

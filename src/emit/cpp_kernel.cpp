@@ -11,13 +11,20 @@ void CppKernelEmitter::emit_all() {
   bool remote = false;
   ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) { remote = remote || s.device; });
   for (const ir::Semaphore& sem : k_.sems) remote = remote || sem.peer_raised;
-  independent_ = !polls_ && !remote;
+  mpi_ = options_.mpi;
+  ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) {
+    if (s.kind != ir::StmtKind::DmaIssue || !s.device) return;
+    remote_sites_.insert(s.dma_id);
+    if (s.add) remote_add_refs_.insert(s.dst->ref);
+  });
+  independent_ = !polls_ && !remote && !mpi_;
   emit_params_struct();
   emit_call_sites();
   emit_dma_sites();
   emit_run_dma();
   emit_program();
-  if (options_.checks && k_.devices > 1 && !independent_) emit_launch_end_checks();
+  if (mpi_) emit_mpi_arrival();
+  if (options_.checks && (k_.devices > 1 || mpi_) && !independent_) emit_launch_end_checks();
   emit_launcher();
 }
 
@@ -114,6 +121,7 @@ void CppKernelEmitter::emit_params_struct() {
 // device's thread), made new for each program it runs: nothing reaches a
 // program's state but the program, and no program allocates one.
 void CppKernelEmitter::emit_launch_struct() {
+  if (mpi_) return emit_mpi_launch_struct();
   std::string n = names_.kernel;
   std::string state = n + "_program_state";
   w_.open("struct " + n + "_launch {");
@@ -208,22 +216,22 @@ void CppKernelEmitter::emit_sem_leak_checks(const std::vector<int>& sems, const 
     const ir::Semaphore& sem = k_.sems[i];
     const std::string& sem_name = names_.sems[i];
     std::string name = sem.is_array ? "`" + sem.kd_name + "[\" + std::to_string(k_) + \"]`" : "`" + sem.kd_name + "`";
-    std::string counter = "s." + sem_name + "[k_]";
+    std::string sem_k = "s." + sem_name + "[k_]";
     w_.open("for (int64_t k_ = 0; k_ < " + std::to_string(sem.count) + "; ++k_) {");
     if (sem.kind == SemKind::Dma) {
       std::string message = "\"this DMA is never retired: " + when_text + " with it in flight on " + name + "\"";
-      w_.open("if (!" + counter + ".in_flight.empty()) {");
+      w_.open("if (!" + sem_k + ".in_flight.empty()) {");
       if (note.empty()) {
-        w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + counter + ".in_flight.front()->loc, " + message + ");");
+        w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + sem_k + ".in_flight.front()->loc, " + message + ");");
       } else {
-        w_.line("kdt_rt::RunError e_{" + run_code(DiagCode::SemaphoreLeak) + ", " + message + ", " + counter +
+        w_.line("kdt_rt::RunError e_{" + run_code(DiagCode::SemaphoreLeak) + ", " + message + ", " + sem_k +
                 ".in_flight.front()->loc, {{\"" + note + "\", " + at + "}}};");
         w_.line("throw kdt_rt::RunFailure{e_};");
       }
     } else {
-      w_.open("if (" + counter + ".value != 0) {");
+      w_.open("if (" + counter(sem_k) + " != 0) {");
       w_.line("kdt_rt::fail(" + run_code(DiagCode::SemaphoreLeak) + ", " + at + ", \"semaphore " + name + " is \" + std::to_string(" +
-              counter + ".value) + \" when " + when_text + "; it must be back at 0\");");
+              counter(sem_k) + ") + \" when " + when_text + "; it must be back at 0\");");
     }
     w_.close();
     w_.close();
@@ -271,10 +279,18 @@ void CppKernelEmitter::emit_launch_end_checks() {
   int64_t programs = count_of(k_.grid);
   w_.line("// Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).");
   w_.open("[[maybe_unused]] static void " + names_.kernel + "_launch_end_checks(" + names_.kernel + "_launch& L) {");
-  w_.open("for (const auto& [key_, state_] : L.states) {");
-  w_.line(names_.kernel + "_program_state& s = *state_;");
-  w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(key_ / " + std::to_string(programs) +
-          ") + \", program \" + std::to_string(s.flat) + \")\";");
+  if (mpi_) {
+    // This rank's programs: each rank checks its own.
+    w_.line("const int device = L.scheduler.rank();");
+    w_.open("for (int64_t flat_ = 0; flat_ < " + std::to_string(programs) + "; ++flat_) {");
+    w_.line(names_.kernel + "_program_state& s = L.state(device, flat_);");
+    w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(device) + \", program \" + std::to_string(s.flat) + \")\";");
+  } else {
+    w_.open("for (const auto& [key_, state_] : L.states) {");
+    w_.line(names_.kernel + "_program_state& s = *state_;");
+    w_.line("const std::string when_ = \"the launch ends (device \" + std::to_string(key_ / " + std::to_string(programs) +
+            ") + \", program \" + std::to_string(s.flat) + \")\";");
+  }
   emit_leak_checks("\" + when_ + \"");
   w_.close();
   w_.close();
@@ -309,8 +325,9 @@ void CppKernelEmitter::emit_launcher() {
   bool multi = k_.devices > 1;
   std::string sig = signature() + (signature().empty() ? "" : ", ");
   w_.line("// Runs kernel `" + names_.kernel + "` over its grid " + shape_string(k_.grid) +
-          (multi ? " on " + std::to_string(k_.devices) + " simulated devices (one pointer per device for each ref)"
-                 : std::string()) +
+          (mpi_     ? " on " + std::to_string(k_.devices) + " MPI ranks, this rank as its device (one pointer per device for each ref)"
+           : multi ? " on " + std::to_string(k_.devices) + " simulated devices (one pointer per device for each ref)"
+                   : std::string()) +
           (independent_ ? ", on options.jobs threads" : "") + ".");
   w_.line("// Returns 0, or 1 when a run-time check failed (described in *error).");
   if (independent_) {
@@ -328,6 +345,7 @@ void CppKernelEmitter::emit_launcher() {
 }
 
 void CppKernelEmitter::emit_launch_setup() {
+  if (mpi_) return emit_mpi_launch_setup();
   bool multi = k_.devices > 1;
   w_.line(names_.kernel + "_launch L;");
   w_.line("L.options = options;");
@@ -375,7 +393,7 @@ void CppKernelEmitter::emit_run_programs() {
   w_.open("bool ok = L.scheduler.run([&](int device) {");
   w_.open("for (int64_t flat : order) {");
   w_.line(names_.kernel + "_program(L, device, L.state(device, flat));");
-  if (k_.devices == 1) {
+  if (k_.devices == 1 && !mpi_) {
     w_.line("// One device: nothing can reach a finished program's state.");
     w_.line("L.states.erase(flat);");
   }
@@ -384,7 +402,7 @@ void CppKernelEmitter::emit_run_programs() {
 }
 
 void CppKernelEmitter::emit_launch_result() {
-  if (options_.checks && k_.devices > 1 && !independent_) {
+  if (options_.checks && (k_.devices > 1 || mpi_) && !independent_) {
     w_.open("if (ok) {");
     w_.open("try {");
     w_.line(names_.kernel + "_launch_end_checks(L);");
@@ -392,8 +410,10 @@ void CppKernelEmitter::emit_launch_result() {
     w_.line("failure = f.error;");
     w_.line("ok = false;");
     w_.close();
+    if (mpi_) w_.line("ok = L.scheduler.agree(ok);  // every rank's checks passed");
     w_.close();
   }
+  if (mpi_) emit_mpi_outputs();
   w_.open("if (!ok) {");
   w_.line("if (error) *error = failure;");
   w_.line("return 1;");

@@ -11,10 +11,13 @@
 //                     program function, leak checks and the launcher;
 //   cpp_values.cpp    element loops, checked loads, reductions, dot, stores;
 //   cpp_dma.cpp       DMA copy routines, issue and retire, semaphores;
+//   cpp_mpi.cpp       what --devices=mpi changes: the launch in an MPI
+//                     window, arrivals of remote DMAs;
 //   cpp_harness.cpp   the --harness main().
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +50,10 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // No remote DMA or signal and no sem_read: the programs reach no other
   // device's, so with -j they run on several threads (kdt_parallel.h).
   bool independent_ = false;
+  // --devices=mpi (issue 20): each device an MPI rank (cpp_mpi.cpp).
+  bool mpi_ = false;
+  std::set<int> remote_sites_;     // DMA sites started with `device=`
+  std::set<int> remote_add_refs_;  // refs that remote add=true DMAs accumulate into
   // ----- the kernel's structs, program and launcher (cpp_kernel.cpp) -----------------
   // The emitted constant of a run-time diagnostic code (kdt_rt::Code::OutOfBounds):
   // the prelude's kdt_rt::Code has the registry's enumerators.
@@ -120,6 +127,25 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   void dma_retire(const ir::Stmt& s) override;
   void sem_signal(const ir::Stmt& s) override;
   void sem_wait(const ir::Stmt& s) override;
+  // A regular semaphore's value (`sem` is the semaphore): read atomically
+  // with --devices=mpi, where other ranks add to it.
+  std::string counter(const std::string& sem) const;
+  // How the DMA copy routine of `site` moves a run: memcpy and add_run, or
+  // through the MPI window when the destination may be another rank's.
+  std::string copy_run(int site, const std::string& dst, const std::string& src, const std::string& count,
+                       const std::string& type) const;
+  // The sender's side of a remote DMA: data now, then the arrival record.
+  void mpi_send(const ir::Stmt& s, const std::string& dma, const std::string& dst_state);
+
+  // ----- --devices=mpi (cpp_mpi.cpp) ---------------------------------------------
+  void emit_mpi_launch_struct();
+  // A remote DMA that reached this rank, onto its destination semaphore.
+  void emit_mpi_arrival();
+  // The window: the ref parameters (this rank's slice), then every program's state.
+  void emit_mpi_launch_setup();
+  // Each output's slice back to the caller, gathered on rank 0.
+  void emit_mpi_outputs();
+  std::map<int, std::string> dma_locs_;  // each DMA site's start, for its arrivals
 
   // ----- statements and values (cpp_values.cpp) ----------------------------------------------
   void let(const ir::Stmt& s) override;

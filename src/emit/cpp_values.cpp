@@ -71,7 +71,7 @@ void CppKernelEmitter::prepare_sem_read(const Expr& e) {
   if (materialized_.count(&e)) return;
   const bool dma = k_.sems[e.sem->sem].kind == SemKind::Dma;
   std::string sem = sem_ref(*e.sem);
-  std::string count = dma ? "[&] { return " + sem + ".unwaited_bytes(); }" : "[&] { return " + sem + ".value; }";
+  std::string count = "[&] { return " + (dma ? sem + ".unwaited_bytes()" : counter(sem)) + "; }";
   std::string land = dma ? "[&] { for (const auto& d_ : " + sem + ".in_flight) if (!d_->landed) " + names_.kernel + "_run_dma(L, *d_); }"
                          : "[] {}";
   int site = next_temp_;

@@ -107,7 +107,8 @@ std::string emit_cpp(const ir::Module& module, const SourceManager& sources, con
   emit::write_licence(w);
   w.line(options.separate_runtime
              ? "// Built by `kdt run` against its cached runtime library (kdt_prelude.h, runtime.o)."
-             : "// Build: c++ -std=c++17 -O2 -ffp-contract=off FILE.cpp" + std::string(options.harness ? " -o kernel" : " -c"));
+             : "// Build: " + std::string(options.mpi ? "mpicxx" : "c++") + " -std=c++17 -O2 -ffp-contract=off FILE.cpp" +
+                   std::string(options.harness ? " -o kernel" : " -c"));
   w.line("// Run-time checks: " + std::string(options.checks ? "on" : "off (--no-checks)") + ".");
   if (options.separate_runtime) {
     w.line("#include \"kdt_prelude.h\"");
@@ -115,6 +116,11 @@ std::string emit_cpp(const ir::Module& module, const SourceManager& sources, con
   } else {
     w.line("// The kdt runtime prelude (include/kdt/runtime) is embedded below.");
     write_prelude(w);
+  }
+  if (options.mpi) {
+    w.line("// --devices=mpi: devices as MPI ranks (kdt_mpi.h). Build with mpicxx.");
+    w.set_line_directives(false);
+    w.raw(kMpiPrelude);
   }
   w.line();
   w.line("// ===== kernels =====");

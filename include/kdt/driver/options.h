@@ -35,6 +35,7 @@ struct Options {
   int threads = 128;
   bool cuda_debug = false;  // --cuda-debug
   bool harness = false;
+  std::string devices = "simulated";  // --devices: simulated or mpi (issue 20)
   bool checks = true;
   std::string dma_mode = "on_wait";
   std::string dma_order = "fifo";

@@ -24,6 +24,9 @@ struct CppEmitOptions {
   // Issue 18: "c-api" adds an `extern "C"` entry per kernel, "xla-ffi" an
   // XLA FFI handler per kernel (docs/c-api.md); "" neither.
   std::string binding;
+  // Issue 20 (--devices=mpi): each KD device is an MPI rank; the launch
+  // keeps what other ranks reach in an MPI window (kdt_mpi.h).
+  bool mpi = false;
 };
 
 std::string emit_cpp(const ir::Module& module, const SourceManager& sources, const CppEmitOptions& options);
@@ -37,5 +40,7 @@ std::string emit_cpp_prelude();
 
 // The runtime prelude embedded into every emitted file.
 extern const char* const kRuntimePrelude;
+// The MPI part (kdt_mpi.h), after it in --devices=mpi output.
+extern const char* const kMpiPrelude;
 
 }  // namespace kdt

@@ -356,6 +356,10 @@ KDT_RT_API void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c
 
 KDT_RT_API void release_claim(RefShadow& r, const DmaRecord* dma, bool destination);
 
+// No other in-flight DMA writes the elements `dma` writes into `dst`
+// (unless both accumulate).
+KDT_RT_API void check_destination_claims(const RefShadow& dst, const DmaRecord& dma);
+
 // The DMA has read its source: recorded as a read by the retiring program.
 KDT_RT_API void retire_source(DmaRecord& dma, const ProgramClock& c);
 KDT_RT_API void retire_source_locked(DmaRecord& dma, const ProgramClock& c);
@@ -490,19 +494,16 @@ KDT_RT_API void check_access(RefShadow& r, const Box& box, Access kind, const Pr
 
 KDT_RT_API void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c) {
   RefShadow& src = *dma->src_shadow;
-  RefShadow& dst = *dma->dst_shadow;
-  ShadowLock locked(src, &dst);
-  if (&src == &dst && overlap(dma->src_box, dma->dst_box)) {
+  // No destination shadow: a DMA to another MPI rank, whose receiver
+  // claims the destination when the DMA arrives (kdt_mpi.h).
+  RefShadow* dst = dma->dst_shadow;
+  ShadowLock locked(src, dst);
+  if (&src == dst && overlap(dma->src_box, dma->dst_box)) {
     race(dma->loc, std::string("this DMA's source and destination overlap in `") + src.name +
                        "`: its destination is written while its source is still being read",
          "both views are of this DMA", dma->loc);
   }
-  for (const Claim& cl : dst.claims) {
-    if (cl.destination && overlap(cl.box, dma->dst_box) && !(cl.dma->add && dma->add)) {
-      race(dma->loc, std::string("this DMA writes `") + dst.name + "` elements that another in-flight DMA writes",
-           "the other DMA was started here", cl.dma->loc);
-    }
-  }
+  if (dst) check_destination_claims(*dst, *dma);
   for (const Claim& cl : src.claims) {
     if (cl.destination && overlap(cl.box, dma->src_box)) {
       race(dma->loc, std::string("this DMA reads `") + src.name + "` elements that an in-flight DMA is writing",
@@ -514,18 +515,31 @@ KDT_RT_API void claim_dma(const std::shared_ptr<DmaRecord>& dma, ProgramClock& c
   // A block spec's write-back is checked when it retires, with its record:
   // nothing but the pipeline reaches the array meanwhile (spec section 13),
   // and another program's DMA into it meanwhile meets this one's claim.
-  if (dst.track_writers && !dma->copies_written) track_box(dst, dma->dst_box, dst_kind, true, c, &dma->loc, true, false);
+  if (dst && dst->track_writers && !dma->copies_written) {
+    track_box(*dst, dma->dst_box, dst_kind, true, c, &dma->loc, true, false);
+  }
   if (src.track_written && !dma->copies_written) {
     src.check_written(dma->src_box, [&] { never_written(src, dma->loc, true, Access::Read); });
   }
-  // An add reads its destination.
-  if (dma->add && dst.track_written) {
-    dst.check_written(dma->dst_box, [&] { never_written(dst, dma->loc, true, Access::Accumulate); });
-  }
   src.claims.push_back({dma, dma->src_box, false});
-  dst.claims.push_back({dma, dma->dst_box, true});
+  if (dst) {
+    // An add reads its destination.
+    if (dma->add && dst->track_written) {
+      dst->check_written(dma->dst_box, [&] { never_written(*dst, dma->loc, true, Access::Accumulate); });
+    }
+    dst->claims.push_back({dma, dma->dst_box, true});
+  }
   dma->clock = c.vc;
   c.tick();
+}
+
+KDT_RT_API void check_destination_claims(const RefShadow& dst, const DmaRecord& dma) {
+  for (const Claim& cl : dst.claims) {
+    if (cl.destination && overlap(cl.box, dma.dst_box) && !(cl.dma->add && dma.add)) {
+      race(dma.loc, std::string("this DMA writes `") + dst.name + "` elements that another in-flight DMA writes",
+           "the other DMA was started here", cl.dma->loc);
+    }
+  }
 }
 
 KDT_RT_API void release_claim(RefShadow& r, const DmaRecord* dma, bool destination) {
