@@ -119,7 +119,9 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   // The runtime library the code links (run_runtime.h), built only when
   // the code itself is not in the cache.
   const std::string library_key = cuda ? "none" : runtime_key(toolchain);
-  std::string key_text = "kdt run cache 3\n" + product + "\n" + toolchain + "\n" + library_key + "\n" + source;
+  std::string key_text = "kdt run cache 3\n" + product + "\n" + toolchain + "\n" + library_key + "\n" +
+                         join(choice.kernel_flags, std::string(1, '\0')) + "\n" + join(choice.link_flags, std::string(1, '\0')) +
+                         "\n" + source;
   std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));
   std::string check_text = "check\n" + key_text;
   std::string check = hex64(kdt_rt::fnv1a64(check_text.data(), check_text.size()));
@@ -164,11 +166,13 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   ProcessSpec compile;
   compile.argv = cxx;
   compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
+  compile.argv.insert(compile.argv.end(), choice.kernel_flags.begin(), choice.kernel_flags.end());
   if (choice.shared_library) compile.argv.push_back("-shared");
   for (const std::string& a : {std::string("-o"), file("kernel"), cpp_path}) compile.argv.push_back(a);
   if (!cuda) {
     for (const std::string& a : runtime_arguments(library)) compile.argv.push_back(a);
   }
+  compile.argv.insert(compile.argv.end(), choice.link_flags.begin(), choice.link_flags.end());
   compile.stdout_path = compile.stderr_path = file("compile.log");
   ProcessResult built = run_process(compile);
   if (built.kind != ProcessResult::Kind::Exited || built.code != 0) {

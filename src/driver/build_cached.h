@@ -21,6 +21,10 @@ struct CompilerChoice {
   // Non-empty: the source is CUDA, compiled by nvcc ($NVCC, else found as
   // --emit=ptx finds it) for this arch, self-contained (no runtime library).
   std::string cuda_arch;
+  // For the kernel's own compile and link only, not the runtime library
+  // (kdt run --mpi: `mpicxx --showme:compile` and `--showme:link`).
+  std::vector<std::string> kernel_flags;
+  std::vector<std::string> link_flags;
 };
 
 struct BuildOutcome {

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "driver/build_cached.h"
+#include "driver/mpi_launch.h"
 #include "driver/run_args.h"
 #include "driver/run_cache.h"
 #include "driver/signals.h"
@@ -196,12 +197,18 @@ int run_main(const std::vector<std::string>& args) {
   if (!discharge_module(module, c->diags)) return finish(1);
   const ir::Kernel& k = module.kernels.front();
   if (std::string problem = check_run_inputs(options, k); !problem.empty()) return fail_usage(problem);
+  if (options.mpi && options.ranks != 0 && options.ranks != k.devices) {
+    return fail_usage("-n " + std::to_string(options.ranks) + ": kernel `" + k.kd_name + "` runs on " +
+                      std::to_string(k.devices) + " device" + (k.devices == 1 ? "" : "s") +
+                      ", one per MPI rank; leave -n out or give -n " + std::to_string(k.devices));
+  }
   CppEmitOptions cpp;
   cpp.checks = common.checks;
   cpp.harness = true;
   cpp.input_name = c->sources.file(1).path;
   cpp.separate_runtime = true;
   cpp.output_name = "kernel.cpp";  // as the cache keeps it beside the binary (run_cache.h)
+  cpp.mpi = options.mpi;
   std::string source = emit_cpp(module, c->sources, cpp);
   if (int sig = interrupt_signal()) return interrupted(sig);
 
@@ -212,6 +219,7 @@ int run_main(const std::vector<std::string>& args) {
   choice.cxxflags = options.cxxflags;
   choice.portable = options.portable;
   choice.debug = options.debug;
+  if (options.mpi && !mpi_compiler_flags(tmp.path, choice.kernel_flags, choice.link_flags, error)) return fail_usage(error);
   BuildOutcome built = build_cached(source, choice, tmp.path);
   for (const std::string& w : built.warnings) warn(w);
   switch (built.kind) {
@@ -232,8 +240,9 @@ int run_main(const std::vector<std::string>& args) {
   fs::create_directories(options.output_dir, ec);
   if (ec) return fail_usage("cannot create the output directory " + options.output_dir + ": " + ec.message());
   ProcessSpec run;
-  run.argv = {binary, "--output-dir", options.output_dir, "--seed", std::to_string(options.seed),
-              "--dma-mode", common.dma_mode, "--dma-order", common.dma_order, "--program-order", common.program_order};
+  if (options.mpi) run.argv = mpirun_command(k.devices);
+  run.argv.insert(run.argv.end(), {binary, "--output-dir", options.output_dir, "--seed", std::to_string(options.seed),
+              "--dma-mode", common.dma_mode, "--dma-order", common.dma_order, "--program-order", common.program_order});
   for (const auto& [name, value] : options.inputs) {
     run.argv.push_back("--input");
     run.argv.push_back(name + "=" + value);

@@ -34,7 +34,10 @@ std::string run_options_help() {
          "                              breakpoints and steps on KD lines\n"
          "  --gdb                       run the kernel under gdb with its inputs (implies -g); outputs are\n"
          "                              written if it runs to the end\n"
-         "  --gdb-args=ARGS             more arguments for gdb (a batch session's commands), split into words\n";
+         "  --gdb-args=ARGS             more arguments for gdb (a batch session's commands), split into words\n"
+         "  --mpi                       each device an MPI rank: compiled with mpicxx's flags, started with\n"
+         "                              mpirun on this machine (docs/distributed.md)\n"
+         "  -n N                        with --mpi: the number of ranks, the kernel's device count (default)\n";
 }
 
 std::string run_help_text() {
@@ -104,6 +107,8 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
     (",g", po::bool_switch(), "")
     ("gdb", po::bool_switch(), "")
     ("gdb-args", po::value<std::string>(), "")
+    ("mpi", po::bool_switch(), "")
+    (",n", po::value<std::string>(), "")
     ("file", po::value<std::string>(), "");
   // clang-format on
   po::positional_options_description positional;
@@ -193,6 +198,25 @@ bool parse_run_args(const std::vector<std::string>& raw, RunArgs& out, std::stri
       return false;
     }
     out.jobs = jobs;
+  }
+  out.mpi = vm["mpi"].as<bool>();
+  if (vm.count("-n")) {
+    std::string v = vm["-n"].as<std::string>();
+    bool digits = !v.empty() && v.size() <= 6;
+    for (char c : v) digits = digits && c >= '0' && c <= '9';
+    out.ranks = digits ? std::atoi(v.c_str()) : 0;
+    if (!out.mpi) {
+      error = "-n applies to --mpi";
+      return false;
+    }
+    if (out.ranks < 1) {
+      error = "invalid value '" + v + "' for -n; expected a number of MPI ranks";
+      return false;
+    }
+  }
+  if (out.mpi && out.gdb) {
+    error = "--gdb does not apply to --mpi (start gdb on each rank with mpirun instead: docs/distributed.md)";
+    return false;
   }
   return true;
 }

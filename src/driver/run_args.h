@@ -29,6 +29,8 @@ struct RunArgs {
   bool debug = false;             // -g: debug information, no optimisation
   bool gdb = false;               // --gdb: run the kernel under gdb (implies -g)
   std::string gdb_args;           // --gdb-args: more words for gdb, before --args
+  bool mpi = false;                // --mpi: each device an MPI rank, started with mpirun (issue 20)
+  int ranks = 0;                  // -n N with --mpi; 0: the kernel's device count
   bool help = false;
 };
 

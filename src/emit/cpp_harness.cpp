@@ -29,6 +29,11 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
   w.open("int main(int argc, char** argv) {");
   if (options.mpi) {
     // Every rank reads the inputs and runs its device; rank 0 writes the outputs.
+    // Open MPI 4.1's one-sided component over its shared-memory transport
+    // (osc/rdma with btl/vader) crashed in atomics to its own rank in our
+    // tests; osc/sm (one node) and osc/pt2pt (any network) do not. A choice
+    // in the environment stays the user's.
+    w.line("setenv(\"OMPI_MCA_osc\", \"sm,pt2pt\", 0);");
     w.line("kdt_rt::MpiSession mpi(argc, argv);");
   }
   w.line("kdt_rt::HarnessArgs args;");

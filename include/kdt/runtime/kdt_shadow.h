@@ -566,11 +566,13 @@ KDT_RT_API void retire_source(DmaRecord& dma, const ProgramClock& c) {
 }
 
 KDT_RT_API void retire_claims(DmaRecord& dma, const DmaSemaphore* sem, ProgramClock& c) {
-  if (!dma.dst_shadow) return;
-  if (sem != dma.dst_sem) {
+  // A DMA to another MPI rank has no destination shadow here: its sender
+  // retires the source side only (kdt_mpi.h).
+  if (sem != dma.dst_sem && dma.src_shadow) {
     retire_source(dma, c);
     return;
   }
+  if (!dma.dst_shadow) return;
   ShadowLock locked(*dma.dst_shadow, dma.src_shadow);
   c.join(dma.clock);
   RefShadow& dst = *dma.dst_shadow;
