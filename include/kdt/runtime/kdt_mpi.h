@@ -200,13 +200,20 @@ class MpiScheduler {
 
   // Collective: allocates and locks the window, `user_bytes` of it for the
   // launch after the control area and the inbox; returns where they start.
+  // The launch's part is 64-byte aligned (its tiles and states are), and
+  // MPI_Win_allocate may return less aligned memory, differently on each
+  // rank: each rank's padding is known to all (pads_).
   char* allocate(size_t user_bytes) {
     user_offset_ = align(inbox_offset() + static_cast<size_t>(kInbox) * sizeof(MpiArrival));
-    const size_t total = user_offset_ + user_bytes;
+    const size_t total = user_offset_ + 64 + user_bytes;
     MPI_Win_allocate(static_cast<MPI_Aint>(total), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base_, &win_);
     std::memset(base_, 0, user_offset_);
+    const int pad = static_cast<int>((64 - reinterpret_cast<std::uintptr_t>(base_ + user_offset_) % 64) % 64);
+    pads_.assign(static_cast<size_t>(size_), 0);
+    MPI_Allgather(&pad, 1, MPI_INT, pads_.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    user_ = base_ + user_offset_ + pad;
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
-    return base_ + user_offset_;
+    return user_;
   }
 
   // Runs body(rank) on a thread with the stack the tiles need, then waits
@@ -337,12 +344,12 @@ class MpiScheduler {
 
   // ----- counters ------------------------------------------------------------
   // A counter of this rank's (a semaphore's value), read atomically.
-  int64_t load(const int64_t& counter) { return fetch(rank_, displacement(&counter)); }
+  int64_t load(const int64_t& counter) { return fetch(rank_, displacement(rank_, &counter)); }
 
   // Adds `delta` to device `device`'s copy of `counter`; a remote add is
   // complete when this returns, and counts as an effect (the epoch).
   void add(int device, const int64_t& counter, int64_t delta) {
-    MPI_Accumulate(&delta, 1, MPI_INT64_T, device, displacement(&counter), 1, MPI_INT64_T, MPI_SUM, win_);
+    MPI_Accumulate(&delta, 1, MPI_INT64_T, device, displacement(device, &counter), 1, MPI_INT64_T, MPI_SUM, win_);
     MPI_Win_flush(device, win_);
     if (device != rank_) bump_epoch();
   }
@@ -354,7 +361,7 @@ class MpiScheduler {
       std::memcpy(dst, src, bytes);
       return;
     }
-    MPI_Aint at = displacement(dst);
+    MPI_Aint at = displacement(device, dst);
     const char* from = static_cast<const char*>(src);
     for (size_t done = 0; done < bytes;) {
       const int n = static_cast<int>(std::min(bytes - done, size_t{1} << 30));
@@ -372,7 +379,7 @@ class MpiScheduler {
   void accumulate(int device, T* dst, const T* src, int64_t n) {
     const MPI_Datatype type = mpi_sum_type<T>();
     if (type != MPI_DATATYPE_NULL) {
-      MPI_Aint at = displacement(dst);
+      MPI_Aint at = displacement(device, dst);
       for (int64_t done = 0; done < n;) {
         const int count = static_cast<int>(std::min<int64_t>(n - done, int64_t{1} << 28));
         MPI_Accumulate(src + done, count, type, device, at + static_cast<MPI_Aint>(done * sizeof(T)), count, type, MPI_SUM,
@@ -384,7 +391,7 @@ class MpiScheduler {
     }
     const MPI_Datatype bits = mpi_bits_type<sizeof(T)>();
     for (int64_t j = 0; j < n; ++j) {
-      const MPI_Aint at = displacement(dst + j);
+      const MPI_Aint at = displacement(device, dst + j);
       T seen{};
       MPI_Fetch_and_op(&seen, &seen, bits, device, at, MPI_NO_OP, win_);
       MPI_Win_flush(device, win_);
@@ -445,7 +452,11 @@ class MpiScheduler {
 
   static size_t align(size_t n) { return (n + 63) / 64 * 64; }
   size_t inbox_offset() const { return align(static_cast<size_t>(kStatusOffset) + 8 * static_cast<size_t>(devices_)); }
-  MPI_Aint displacement(const void* local) const { return static_cast<const char*>(local) - base_; }
+  // Where `local`, an address in this rank's part of the window, is in
+  // `device`'s window.
+  MPI_Aint displacement(int device, const void* local) const {
+    return static_cast<MPI_Aint>(user_offset_) + pads_[static_cast<size_t>(device)] + (static_cast<const char*>(local) - user_);
+  }
 
   int64_t fetch(int device, MPI_Aint at) {
     int64_t none = 0, value = 0;
@@ -524,7 +535,9 @@ class MpiScheduler {
   int size_ = 1;
   MPI_Win win_ = MPI_WIN_NULL;
   char* base_ = nullptr;
-  size_t user_offset_ = 0;
+  size_t user_offset_ = 0;  // the launch's part, before each rank's padding
+  char* user_ = nullptr;     // this rank's launch part (64-byte aligned)
+  std::vector<int> pads_;    // each rank's padding
   int64_t head_ = 0;  // inbox slots drained (only this rank drains)
   uint64_t effects_ = 0;
   std::map<int, Poll> polls_;
