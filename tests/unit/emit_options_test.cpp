@@ -42,4 +42,26 @@ TEST_SUITE("cli") {
     CHECK(y0("--dma-mode=eager --program-order=forward") == 1);
     CHECK(kdt::test::read_text(tmp.file("last.cpp")).find("args.run.eager_dma = true;") != std::string::npos);
   }
+
+  // Issue 20: --devices=mpi is a mode of the C++ output only, and names its modes.
+  TEST_CASE("--devices: simulated or mpi, with --emit=cpp only") {
+    kdt::test::TempDir tmp;
+    kdt::test::write_text(tmp.file("k.kd"), "kernel k(y: out i32[2] @global) grid(2) devices(2) { y[0] = 1; }\n");
+    kdt::test::RunResult r = kdt::test::run_kdt("--emit=cuda --devices=mpi -o " + tmp.file("out") + " " + tmp.file("k.kd"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--devices=mpi applies to --emit=cpp") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(tmp.file("out")));
+    r = kdt::test::run_kdt("--emit=cpp --devices=nvshmem " + tmp.file("k.kd"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("invalid value 'nvshmem' for --devices; expected mpi simulated") != std::string::npos);
+    r = kdt::test::run_kdt("--emit=cpp --harness --devices=mpi -o " + tmp.file("k.cpp") + " " + tmp.file("k.kd"));
+    REQUIRE(r.status == 0);
+    const std::string cpp = kdt::test::read_text(tmp.file("k.cpp"));
+    CHECK(cpp.find("#include <mpi.h>") != std::string::npos);
+    CHECK(cpp.find("kdt_rt::MpiScheduler scheduler{2};") != std::string::npos);
+    CHECK(cpp.find("kdt_rt::MpiSession mpi(argc, argv);") != std::string::npos);
+    r = kdt::test::run_kdt("--emit=cpp --harness -o " + tmp.file("sim.cpp") + " " + tmp.file("k.kd"));
+    REQUIRE(r.status == 0);
+    CHECK(kdt::test::read_text(tmp.file("sim.cpp")).find("#include <mpi.h>") == std::string::npos);
+  }
 }

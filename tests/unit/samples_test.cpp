@@ -93,6 +93,8 @@ TEST_SUITE("samples") {
     golden("ptx_translate.kd", "cpp --no-checks", "ptx_translate.no-checks.cpp");
     golden("scoped_barrier.kd", "cpp", "scoped_barrier.cpp");  // the checks at each scope's entry and exit
     golden("block_reduce.kd", "cpp", "block_reduce.cpp");      // the steps of a sequence in one program
+    // Devices as MPI ranks (issue 20): the launch in a window, remote DMAs' arrivals, the harness's gather.
+    golden("ring_exchange.kd", "cpp --harness --devices=mpi", "ring_exchange.mpi.cpp");
   }
 
   // The bindings after the kernels (docs/c-api.md): the C ABI, and the XLA

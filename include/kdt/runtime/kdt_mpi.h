@@ -38,6 +38,13 @@
 #ifndef KDT_RUNTIME_KDT_MPI_H
 #define KDT_RUNTIME_KDT_MPI_H
 
+// The C API only: MPI's deprecated C++ bindings warn under -Wextra.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 #include <sched.h>
 #include <time.h>
