@@ -10,8 +10,8 @@ _kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order -
   -w --no-static-dma-checks --max-nesting --max-expression-terms
   --max-include-depth --max-literal-length --max-kernels --max-tile-bytes --max-scratch-bytes --max-ref-bytes
   --max-devices --max-programs --max-source-bytes --help"
-_kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads --cuda-debug --harness --explain --version"
-_kdt_run="--input --random --random-all --output-dir --seed --cxx --cxxflags --portable --timeout --jobs -j -g --gdb --gdb-args"
+_kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads --cuda-debug --harness --devices --explain --version"
+_kdt_run="--input --random --random-all --output-dir --seed --cxx --cxxflags --portable --timeout --jobs -j -g --gdb --gdb-args --mpi -n"
 _kdt_build="--emit --xla-include --arch --cxx --cxxflags --portable"
 
 _kdt() {
@@ -34,6 +34,7 @@ _kdt() {
     --dma-mode) values="on_wait eager" ;;
     --dma-order) values="fifo lifo shuffle" ;;
     --program-order) values="forward reverse shuffle" ;;
+    --devices) values="simulated mpi" ;;
     --arch) values="sm_80 sm_86 sm_89 sm_90 sm_90a" ;;
     -o | --MF | -MF | --diagnostics-file | --input)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")

@@ -25,7 +25,7 @@ options_of() {
     grep -vxE -- '--max|-march'
 }
 for option in $(options_of); do
-  case $option in --max-|-march|--stdio|--input|--random|--random-all|--output-dir|--seed|--cxx|--cxxflags|--portable|--timeout|--jobs|--gdb|--gdb-args|--xla-include) continue ;; esac
+  case $option in --max-|-march|--stdio|--input|--random|--random-all|--output-dir|--seed|--cxx|--cxxflags|--portable|--timeout|--jobs|--gdb|--gdb-args|--mpi|--xla-include) continue ;; esac
   expect "kdt $option" "$option" "$(complete_words kdt "$option")"
 done
 for option in $(options_of run); do
