@@ -104,6 +104,14 @@ inline MpiArrival mpi_arrival(const DmaRecord& d, int64_t sem_offset) {
   return a;
 }
 
+// The seconds the last launch's programs took on this rank, from the
+// barrier where every rank starts to the one where every rank is done:
+// the launch without its window set-up and output gather (bench/).
+inline double& mpi_last_run_seconds() {
+  static double seconds = 0;
+  return seconds;
+}
+
 // A wait left because another rank failed: this rank reports nothing.
 struct MpiAborted {};
 
@@ -229,6 +237,7 @@ class MpiScheduler {
   bool run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need = {}) {
     MPI_Win_sync(win_);
     MPI_Barrier(MPI_COMM_WORLD);  // every rank's states exist before any rank reaches them
+    const double started = MPI_Wtime();
     struct Start {
       MpiScheduler* self;
       const std::function<void(int)>* body;
@@ -261,6 +270,7 @@ class MpiScheduler {
     }
     drain();
     MPI_Win_sync(win_);
+    mpi_last_run_seconds() = MPI_Wtime() - started;
     if (own_failure_) failure = failure_;
     return agree(!own_failure_ && fetch(0, kAbortOffset) == 0);
   }
