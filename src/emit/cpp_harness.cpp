@@ -118,7 +118,8 @@ void emit_cpp_harness(const ir::Kernel& k, const CppEmitOptions& options, CodeWr
     // none); the lowest of them also writes the JSON for `kdt run`.
     w.line("const bool mine = !error.message.empty();");
     w.line("const int reporter = mpi.lowest(mine);");
-    w.line("if (mine) kdt_rt::report_failure(error, mpi.rank() == reporter ? args.diag_json.c_str() : nullptr);");
+    w.line("const bool merged = kdt_rt::merge_deadlock_reports(error, reporter);  // every blocked rank's wait, in one report");
+    w.line("if (mine && !merged) kdt_rt::report_failure(error, mpi.rank() == reporter ? args.diag_json.c_str() : nullptr);");
   } else {
     w.line("kdt_rt::report_failure(error, args.diag_json.c_str());");
   }

@@ -91,7 +91,7 @@ def compare(kdt, path, defines):
     return []
 
 
-def expect_failure(kdt, path, args, code, line, col, note=None):
+def expect_failure(kdt, path, args, code, line, col, note=None, notes=0):
     label = "%s %s" % (os.path.basename(path), " ".join(args))
     with tempfile.TemporaryDirectory() as tmp:
         p = run([kdt, "run", "--mpi", path, "--random-all", "--output-dir", tmp, "--timeout", "200",
@@ -109,8 +109,11 @@ def expect_failure(kdt, path, args, code, line, col, note=None):
     start = errors[0]["locations"][0]["caret"]
     if (start["line"], start["column"]) != (line, col):
         return ["%s: %s at %d:%d, expected %d:%d" % (label, code, start["line"], start["column"], line, col)]
-    if note and not any(note in c.get("message", "") for c in errors[0].get("children", [])):
+    children = [c.get("message", "") for c in errors[0].get("children", [])]
+    if note and not any(note in c for c in children):
         return ["%s: no note '%s' in %s" % (label, note, errors[0])]
+    if notes and sum(c.startswith("also blocked: device") for c in children) != notes:
+        return ["%s: expected %d 'also blocked' notes (one per other blocked rank), got %s" % (label, notes, children)]
     print("ok   %s: %s at %d:%d" % (label, code, line, col))
     return []
 
@@ -135,8 +138,10 @@ def main():
         failures += compare(kdt, path, defines)
 
     mpi = os.path.join(src, "tests", "e2e", "mpi")
-    for n in ("2", "4", "8"):
-        failures += expect_failure(kdt, os.path.join(mpi, "deadlock_ring.kd"), ["-D", "N=" + n], "deadlock", 14, 5)
+    # Devices 0, 2, 4, ... wait forever: one report, with a note per other blocked rank.
+    for n in (2, 4, 8):
+        failures += expect_failure(kdt, os.path.join(mpi, "deadlock_ring.kd"), ["-D", "N=%d" % n], "deadlock", 14, 5,
+                                   notes=n // 2 - 1)
     failures += expect_failure(kdt, os.path.join(mpi, "leak_remote.kd"), [], "semaphore-leak", 10, 5)
     failures += expect_failure(kdt, os.path.join(mpi, "wait_mismatch.kd"), [], "dma-wait-mismatch", 14, 9,
                                "the DMA was started here")

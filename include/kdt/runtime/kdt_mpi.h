@@ -151,6 +151,54 @@ class MpiSession {
   int size_ = 1;
 };
 
+// Collective, after a launch failed: the deadlock reports of every rank
+// become notes of the lowest failing rank's (`reporter`) report, as the
+// simulated devices give one deadlock with a note per other blocked
+// device. True when this rank's own report was merged there.
+inline bool merge_deadlock_reports(RunError& error, int reporter) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string prefix = "deadlock: no device can run; ";
+  const bool deadlock = error.code == Code::Deadlock && error.message.rfind(prefix, 0) == 0;
+  // file \n line \n column \n begin \n end \n what
+  std::string mine;
+  if (deadlock) {
+    mine = std::string(error.loc.file) + "\n" + std::to_string(error.loc.line) + "\n" + std::to_string(error.loc.column) +
+           "\n" + std::to_string(error.loc.begin) + "\n" + std::to_string(error.loc.end) + "\n" +
+           error.message.substr(prefix.size());
+  }
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<size_t>(size)), offsets(static_cast<size_t>(size));
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, reporter, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    offsets[static_cast<size_t>(r)] = total;
+    total += lengths[static_cast<size_t>(r)];
+  }
+  std::string all(static_cast<size_t>(rank == reporter ? total : 0), '\0');
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, reporter, MPI_COMM_WORLD);
+  if (rank != reporter) return deadlock;
+  if (!deadlock) return false;
+  static std::vector<std::unique_ptr<std::string>> files;  // the notes' SourceLoc point at these
+  for (int r = 0; r < size; ++r) {
+    if (r == rank || lengths[static_cast<size_t>(r)] == 0) continue;
+    std::vector<std::string> f;
+    size_t at = static_cast<size_t>(offsets[static_cast<size_t>(r)]), end = at + static_cast<size_t>(lengths[static_cast<size_t>(r)]);
+    while (f.size() < 5) {
+      size_t nl = all.find('\n', at);
+      f.push_back(all.substr(at, nl - at));
+      at = nl + 1;
+    }
+    files.push_back(std::make_unique<std::string>(f[0]));
+    SourceLoc loc{files.back()->c_str(), std::atoi(f[1].c_str()), std::atoi(f[2].c_str()),
+                  static_cast<uint32_t>(std::strtoul(f[3].c_str(), nullptr, 10)),
+                  static_cast<uint32_t>(std::strtoul(f[4].c_str(), nullptr, 10))};
+    error.notes.emplace_back("also blocked: " + all.substr(at, end - at), loc);
+  }
+  return false;
+}
+
 // The MPI type MPI_Accumulate sums `T` as, or MPI_DATATYPE_NULL (f16,
 // bf16, bool: no predefined MPI type; summed by compare-and-swap).
 template <class T>
