@@ -34,7 +34,7 @@ _kdt() {
     --dma-mode) values="on_wait eager" ;;
     --dma-order) values="fifo lifo shuffle" ;;
     --program-order) values="forward reverse shuffle" ;;
-    --devices) values="simulated mpi" ;;
+    --devices) values="simulated mpi nvshmem" ;;
     --arch) values="sm_80 sm_86 sm_89 sm_90 sm_90a" ;;
     -o | --MF | -MF | --diagnostics-file | --input)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")

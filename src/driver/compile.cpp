@@ -130,8 +130,11 @@ int run_transpile(const Options& options) {
                        "--dma-mode, --dma-order and --program-order apply to `kdt run` and to `--emit=cpp --harness` "
                        "(as the harness's defaults)");
   }
-  if (options.devices != "simulated" && options.emit != EmitKind::Cpp) {
-    return usage_error(options, "--devices=" + options.devices + " applies to --emit=cpp");
+  if (options.devices == "mpi" && options.emit != EmitKind::Cpp) {
+    return usage_error(options, "--devices=mpi applies to --emit=cpp");
+  }
+  if (options.devices == "nvshmem" && options.emit != EmitKind::Cuda) {
+    return usage_error(options, "--devices=nvshmem applies to --emit=cuda");
   }
   std::unique_ptr<Compilation> c = compile_front_end(options.input, options);
   if (!c->io_error.empty()) return usage_error(options, c->io_error);
@@ -197,6 +200,7 @@ int run_transpile(const Options& options) {
         cuda.arch = options.arch;
         cuda.threads = options.threads;
         cuda.debug = options.cuda_debug;
+        cuda.nvshmem = options.devices == "nvshmem";
         cuda.input_name = c->sources.file(1).path;
         cuda.output_name = options.output == "-" ? "<stdout>" : options.output;
         size_t errors = c->diags.error_count();

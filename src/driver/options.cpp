@@ -45,8 +45,8 @@ po::options_description describe() {
     ("cuda-debug", po::bool_switch(), "compiled path: bound every wait; a hang becomes a trap naming its KD statement")
     ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files")
     ("devices", po::value<std::string>()->value_name("MODE"),
-     "with --emit=cpp: simulated (default: every device a thread of one process) or mpi (each device an MPI rank; "
-     "build with mpicxx, run with mpirun -n N)");
+     "simulated (default: every device a thread of one process); with --emit=cpp, mpi (each device an MPI rank; "
+     "build with mpicxx, run with mpirun -n N); with --emit=cuda, nvshmem (each device an NVSHMEM PE)");
   add_option_group(d, OptionGroup::RunModel);
   d.add_options()
     ("explain", po::value<std::string>()->value_name("CODE"), "explain a diagnostic code, with an example");
@@ -395,7 +395,8 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
   }
   out.harness = vm["harness"].as<bool>();
   if (vm.count("devices")) {
-    static const std::map<std::string, std::string> modes = {{"simulated", "simulated"}, {"mpi", "mpi"}};
+    static const std::map<std::string, std::string> modes = {
+        {"simulated", "simulated"}, {"mpi", "mpi"}, {"nvshmem", "nvshmem"}};
     if (!pick(vm["devices"].as<std::string>(), modes, out.devices, "devices", result.error)) return fail(result.error);
   }
   if (!read(OptionGroup::RunModel)) return fail(result.error);

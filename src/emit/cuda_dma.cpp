@@ -193,7 +193,7 @@ std::string KernelEmitter::dma_queue(const ir::SemRef& r) {
 
 void KernelEmitter::source_read(const ir::Stmt& s) {
   if (sync_sem(s.src_sem->sem)) {
-    w_.line("kdt_cu::signal_sys(" + sync_counter(*s.src_sem) + ", " + std::to_string(s.bytes) + ");");
+    w_.line(signal_counter(*s.src_sem, "", std::to_string(s.bytes)));
   } else {
     std::string q = dma_queue(*s.src_sem);
     w_.line("kdt_cu::dma_push(" + q + ", 0, " + site(s, "dma_start on `" + k_.sems[s.src_sem->sem].kd_name + "` (source)") + ");");
@@ -223,13 +223,20 @@ void KernelEmitter::device_dma_start(const ir::Stmt& s) {
     return;
   }
   std::string base = ref_base(dst.ref);
-  if (s.device) {
-    base = fresh("peer");
-    w_.line(ctype(t) + "* const " + base + " = kdt_peers." + names_.refs[dst.ref] + "[" + device + "];");
+  if (s.device && nvshmem() && !s.add) {
+    put_runs(s, ss, ds, device);
+  } else {
+    if (s.device) {
+      base = fresh("peer");
+      std::string peer = nvshmem() ? "kdt_cu::peer_or_fail(" + ref_base(dst.ref) + ", " + device + ", " +
+                                         site(s, "dma_start (add=true) to another device") + ")"
+                                   : "kdt_peers." + names_.refs[dst.ref] + "[" + device + "]";
+      w_.line(ctype(t) + "* const " + base + " = " + peer + ";");
+    }
+    cooperative_copy(s, ss, ds, base);
   }
-  cooperative_copy(s, ss, ds, base);
   if (s.src_sem) source_read(s);
-  w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + std::to_string(s.bytes) + ");");
+  w_.line(signal_counter(s.sem, s.device ? device : "", std::to_string(s.bytes)));
   w_.close();
 }
 

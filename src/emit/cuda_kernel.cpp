@@ -164,6 +164,7 @@ void KernelEmitter::emit_launcher() {
 }
 
 void KernelEmitter::emit_multi_device_launcher() {
+  if (nvshmem()) return emit_nvshmem_launcher();
   std::string n = std::to_string(k_.devices);
   std::string K = names_.kernel;
   std::string sig;

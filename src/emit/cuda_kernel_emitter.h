@@ -79,6 +79,18 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   bool use_bulk() const { return arch_ >= 90; }
   bool use_mbarriers() const { return arch_ >= 80; }
   bool multi_device() const { return k_.devices > 1; }
+  // --devices=nvshmem (issue 20): the devices are NVSHMEM PEs (cuda_nvshmem.cpp).
+  bool nvshmem() const { return options_.nvshmem && multi_device(); }
+  // Signal, wait and read of a sync counter: through the peer table, or NVSHMEM's signal operations.
+  // `device` is the target ("": this device).
+  std::string signal_counter(const ir::SemRef& r, const std::string& device, const std::string& amount);
+  std::string wait_counter(const ir::SemRef& r, const std::string& amount, const std::string& site);
+  std::string read_counter(const ir::SemRef& r);
+  // A remote copy (not add=true) as nvshmem_putmem_nbi per contiguous run.
+  void put_runs(const ir::Stmt& s, const std::vector<std::string>& src_starts, const std::vector<std::string>& dst_starts,
+                const std::string& device);
+  // The multi-device launcher of --devices=nvshmem: this PE's grid, by nvshmemx_collective_launch.
+  void emit_nvshmem_launcher();
 
   // devices(N) > 1: the semaphores another device may raise (every regular
   // one, and every DMA semaphore that is the destination semaphore of a

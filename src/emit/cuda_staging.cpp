@@ -78,6 +78,11 @@ void KernelEmitter::staged_dma_start(const ir::Stmt& s, const std::string& devic
   const int64_t site = std::find(st.dmas.begin(), st.dmas.end(), &s) - st.dmas.begin();
   const ir::View& src = *s.src;
   w_.line("// staged: lands in device " + device + "'s staging ring, applied by its wait");
+  if (nvshmem()) {
+    // The receiver's ring is reached by load and store: this node's PEs only.
+    w_.line("kdt_cu::peer_or_fail(kdt_peers.sync[" + device + "], " + device + ", " +
+            this->site(s, "dma_start into another device's scratch") + ");");
+  }
   std::string slot = fresh("slot");
   w_.line("unsigned char* const " + slot + " = kdt_cu::stage_claim(" + stage_ring(s.sem, device) + ", " +
           std::to_string(st.slot_bytes) + ", kdt_red);");
@@ -94,7 +99,7 @@ void KernelEmitter::staged_dma_start(const ir::Stmt& s, const std::string& devic
   close_loop(ctx);
   w_.line("kdt_cu::stage_publish(" + slot + ");");
   if (s.src_sem) source_read(s);
-  w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + std::to_string(s.bytes) + ");");
+  w_.line(signal_counter(s.sem, device, std::to_string(s.bytes)));
 }
 
 // Once per staged semaphore, after the scratch pointers: the code its waits

@@ -57,8 +57,7 @@ void KernelEmitter::eval(const ir::Stmt& s) {
 
 void KernelEmitter::dma_wait(const ir::Stmt& s) {
   if (sync_sem(s.sem.sem)) {
-    w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + std::to_string(s.bytes) + ", " +
-            site(s, "dma_wait on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
+    w_.line(wait_counter(s.sem, std::to_string(s.bytes), site(s, "dma_wait on `" + k_.sems[s.sem.sem].kd_name + "`")));
     if (staged(s.sem.sem)) staged_wait(s);
     return;
   }
@@ -74,7 +73,7 @@ void KernelEmitter::sem_signal(const ir::Stmt& s) {
   if (sync_sem(s.sem.sem)) {
     std::string amount = scalar(*s.amount);
     std::string device = s.device ? "(" + scalar(*s.device) + ")" : "";
-    w_.line("kdt_cu::signal_sys(" + sync_counter(s.sem, device) + ", " + amount + ");");
+    w_.line(signal_counter(s.sem, device, amount));
     return;
   }
   w_.line("kdt_sem_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "] += " + scalar(*s.amount) + ";");
@@ -82,8 +81,7 @@ void KernelEmitter::sem_signal(const ir::Stmt& s) {
 
 void KernelEmitter::sem_wait(const ir::Stmt& s) {
   if (sync_sem(s.sem.sem)) {
-    w_.line("kdt_cu::wait_sys(" + sync_counter(s.sem) + ", " + scalar(*s.amount) + ", " +
-            site(s, "sem_wait on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
+    w_.line(wait_counter(s.sem, scalar(*s.amount), site(s, "sem_wait on `" + k_.sems[s.sem.sem].kd_name + "`")));
     return;
   }
   std::string sem = "kdt_sem_" + names_.sems[s.sem.sem] + "[" + sem_index(s.sem) + "]";
@@ -132,7 +130,7 @@ void KernelEmitter::store_tile(const std::string& name, const Shape& shape, cons
 void KernelEmitter::prepare_sem_read(const Expr& e) {
   if (sync_sem(e.sem->sem) && !materialized_.count(&e)) {
     std::string name = fresh("sem");
-    w_.line("const int32_t " + name + " = kdt_cu::read_sys(" + sync_counter(*e.sem) + ", kdt_red);");
+    w_.line("const int32_t " + name + " = " + read_counter(*e.sem) + ";");
     materialized_[&e] = name;
   }
 }

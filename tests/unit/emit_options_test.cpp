@@ -43,8 +43,8 @@ TEST_SUITE("cli") {
     CHECK(kdt::test::read_text(tmp.file("last.cpp")).find("args.run.eager_dma = true;") != std::string::npos);
   }
 
-  // Issue 20: --devices=mpi is a mode of the C++ output only, and names its modes.
-  TEST_CASE("--devices: simulated or mpi, with --emit=cpp only") {
+  // Issue 20: --devices=mpi is a mode of the C++ output, nvshmem of the CUDA output.
+  TEST_CASE("--devices: simulated; mpi with --emit=cpp only, nvshmem with --emit=cuda only") {
     kdt::test::TempDir tmp;
     kdt::test::write_text(tmp.file("k.kd"), "kernel k(y: out i32[2] @global) grid(2) devices(2) { y[0] = 1; }\n");
     kdt::test::RunResult r = kdt::test::run_kdt("--emit=cuda --devices=mpi -o " + tmp.file("out") + " " + tmp.file("k.kd"));
@@ -53,7 +53,13 @@ TEST_SUITE("cli") {
     CHECK_FALSE(std::filesystem::exists(tmp.file("out")));
     r = kdt::test::run_kdt("--emit=cpp --devices=nvshmem " + tmp.file("k.kd"));
     CHECK(r.status == 2);
-    CHECK(r.err.find("invalid value 'nvshmem' for --devices; expected mpi simulated") != std::string::npos);
+    CHECK(r.err.find("--devices=nvshmem applies to --emit=cuda") != std::string::npos);
+    r = kdt::test::run_kdt("--emit=cpp --devices=pgas " + tmp.file("k.kd"));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("invalid value 'pgas' for --devices; expected mpi nvshmem simulated") != std::string::npos);
+    r = kdt::test::run_kdt("--emit=cuda --devices=nvshmem -o " + tmp.file("k.cu") + " " + tmp.file("k.kd"));
+    REQUIRE(r.status == 0);
+    CHECK(kdt::test::read_text(tmp.file("k.cu")).find("nvshmemx_collective_launch(") != std::string::npos);
     r = kdt::test::run_kdt("--emit=cpp --harness --devices=mpi -o " + tmp.file("k.cpp") + " " + tmp.file("k.kd"));
     REQUIRE(r.status == 0);
     const std::string cpp = kdt::test::read_text(tmp.file("k.cpp"));

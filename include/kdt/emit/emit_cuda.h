@@ -20,6 +20,9 @@ struct CudaEmitOptions {
   // "xla-ffi": an XLA FFI handler per kernel for the CUDA platform after
   // the launchers (--emit=cuda-xla-ffi; single-device kernels only).
   std::string binding;
+  // Issue 20 (--devices=nvshmem): a devices(N) kernel runs one PE per
+  // device, launched with nvshmemx_collective_launch (kdt_cuda_nvshmem.h).
+  bool nvshmem = false;
 };
 
 // Why `kernel` cannot have a CUDA XLA FFI handler ("" when it can).
