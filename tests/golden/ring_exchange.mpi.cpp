@@ -306,7 +306,7 @@ static void ring_exchange_program(ring_exchange_launch& L, int device, ring_exch
   }
 #line 49
 }
-#line 5599 "<stdout>"
+#line 5657 "<stdout>"
 
 // A remote DMA that reached this rank (kdt_mpi.h): on its destination semaphore's list, landed.
 [[maybe_unused]] static void ring_exchange_arrival(ring_exchange_launch& L, const kdt_rt::MpiArrival& a) {
@@ -455,7 +455,8 @@ int main(int argc, char** argv) {
   if (kdt_kernels::ring_exchange(x_devices_.data(), recv_devices_.data(), mixed_devices_.data(), args.run, &error) != 0) {
     const bool mine = !error.message.empty();
     const int reporter = mpi.lowest(mine);
-    if (mine) kdt_rt::report_failure(error, mpi.rank() == reporter ? args.diag_json.c_str() : nullptr);
+    const bool merged = kdt_rt::merge_deadlock_reports(error, reporter);  // every blocked rank's wait, in one report
+    if (mine && !merged) kdt_rt::report_failure(error, mpi.rank() == reporter ? args.diag_json.c_str() : nullptr);
     return 1;
   }
   if (mpi.rank() != 0) return 0;  // rank 0 holds every device's outputs
