@@ -126,8 +126,10 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
             d0 + ")) & 15) == 0;");
     w_.open("if (kdt_bulk) {");
     // Generic-proxy accesses of the shared side (by every thread) come
-    // before the async proxy's: each thread fences, then the barrier.
+    // before the async proxy's: each thread fences, then the barrier. The
+    // same for the global side where the generic proxy writes it too.
     w_.line("kdt_cu::fence_proxy_async_shared();");
+    if (generic_global_writes_.count(kind == G2S ? src.ref : dst.ref)) w_.line("kdt_cu::fence_proxy_async_global();");
     w_.line("__syncthreads();");
     w_.open("if (kdt_tid == 0) {");
     if (kind == G2S) w_.line("kdt_cu::mbar_expect_tx(" + bar + ", " + std::to_string(bytes) + "u);");

@@ -22,6 +22,18 @@ bool KernelEmitter::emit() {
       read_dma_sems_.insert(e.sem->sem);
     }
   });
+  // Issue 19, item 5: global memory the generic proxy writes (stores,
+  // cooperative and atomic DMAs, a peer's remote DMAs) must be fenced
+  // against the async proxy before a bulk copy reads or writes it.
+  ir::for_each_stmt(k_.body, [&](const ir::Stmt& st) {
+    if (st.kind == ir::StmtKind::Store && k_.refs[st.view->ref].space == MemSpace::Global) {
+      generic_global_writes_.insert(st.view->ref);
+    }
+    if (st.kind == ir::StmtKind::DmaStart && k_.refs[st.dst->ref].space == MemSpace::Global &&
+        (st.device || st.add || k_.refs[st.src->ref].space == MemSpace::Global)) {
+      generic_global_writes_.insert(st.dst->ref);
+    }
+  });
   layout_state();
   emit_body();
   const int64_t limit = kdt_cu::max_shared_per_block(arch_);

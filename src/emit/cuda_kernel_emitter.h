@@ -79,6 +79,9 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   bool use_bulk() const { return arch_ >= 90; }
   bool use_mbarriers() const { return arch_ >= 80; }
   bool multi_device() const { return k_.devices > 1; }
+  // Global refs written through the generic proxy (issue 19, item 5): a
+  // bulk copy of them is preceded by fence.proxy.async.global.
+  std::set<int> generic_global_writes_;
   // --devices=nvshmem (issue 20): the devices are NVSHMEM PEs (cuda_nvshmem.cpp).
   bool nvshmem() const { return options_.nvshmem && multi_device(); }
   // Signal, wait and read of a sync counter: through the peer table, or NVSHMEM's signal operations.

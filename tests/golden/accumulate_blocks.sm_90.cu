@@ -102,6 +102,8 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
 #line 22
       kdt_cu::fence_proxy_async_shared();
 #line 22
+      kdt_cu::fence_proxy_async_global();
+#line 22
       __syncthreads();
 #line 22
       if (kdt_tid == 0) {
@@ -141,7 +143,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
   }
   kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 64, "samples/accumulate_blocks.kd:23:5: dma_wait on `stored`");
 }
-#line 959 "<stdout>"
+#line 968 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned accumulate_blocks_threads = 128;

@@ -319,6 +319,30 @@ TEST_SUITE("cuda_emit") {
     CHECK_MESSAGE(wait.out.find("kdt_cu::fail(\"" + tmp.file("w.kd") + ":4:5: sem_wait on `s`\"") != std::string::npos, wait.out);
   }
 
+  TEST_CASE("a bulk copy of global memory the generic proxy wrote is fenced (issue 19, item 5)") {
+    TempDir tmp;
+    // `o` is stored by every thread, then read back by a bulk copy: fence.proxy.async.global first.
+    kdt::test::write_text(tmp.file("f.kd"),
+                          "kernel f(x: in f32[64] @global, o: out f32[64] @global) grid(1) {\n"
+                          "    scratch t: f32[64] @shared;\n    scratch u: f32[64] @shared;\n    sem s: dma;\n"
+                          "    o[...] = x[...] * 2.0;\n"
+                          "    dma_start(o, t, s);\n    dma_wait(s, t);\n"
+                          "    dma_start(x, u, s);\n    dma_wait(s, u);\n"
+                          "    o[...] = t[...] + u[...];\n}\n");
+    REQUIRE(emit(tmp.file("f.kd"), "cuda", "sm_90", tmp.file("f.cu")) == 0);
+    std::string a = std::regex_replace(read_text(tmp.file("f.cu")), std::regex("\n#line [0-9]+\n"), "\n");
+    size_t first = a.find("kdt_cu::bulk_g2s(kdt_s_t");
+    size_t second = a.find("kdt_cu::bulk_g2s(kdt_s_u");
+    REQUIRE(first != std::string::npos);
+    REQUIRE(second != std::string::npos);
+    size_t fence = a.find("kdt_cu::fence_proxy_async_global();");
+    REQUIRE(fence != std::string::npos);
+    CHECK(fence < first);
+    // `x` is never written in the launch: its bulk copy needs no global fence.
+    CHECK(a.find("kdt_cu::fence_proxy_async_global();", first) == std::string::npos);
+    CHECK(a.find("fence.proxy.async.global;") != std::string::npos);  // the runtime's definition
+  }
+
   TEST_CASE("a scalar asm runs once per program and broadcasts its outputs (issue 19, item 4)") {
     TempDir tmp;
     REQUIRE(emit(sample("tests/e2e/regressions/scalar_asm_laneid"), "cuda", "sm_90", tmp.file("l.cu")) == 0);

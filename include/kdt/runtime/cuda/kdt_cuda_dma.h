@@ -95,6 +95,13 @@ __device__ inline void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
 }
+// Generic-proxy writes of global memory (stores, atomics, a peer's remote
+// writes) before a bulk copy of the same bytes by the async proxy.
+__device__ inline void fence_proxy_async_global() {
+#if KDT_HAS_BULK
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
+}
 __device__ inline void mbar_expect_tx(void* bar, unsigned bytes) {
 #if KDT_HAS_BULK
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
