@@ -39,7 +39,8 @@ std::string KernelEmitter::to_carrier(DType t, const std::string& v) {
   if (t == DType::F16) return "__half_as_ushort(" + v + ")";
   if (t == DType::BF16) return "__bfloat16_as_ushort(" + v + ")";
   if (t == DType::F32 || t == DType::F64) return v;
-  if (t == DType::I8) return "static_cast<unsigned short>(static_cast<uint8_t>(" + v + "))";
+  // Sign-extended, as the C++ path's PTX emulation and ld.s8 extend an i8 (docs/ptx.md).
+  if (t == DType::I8) return "static_cast<unsigned short>(static_cast<int16_t>(" + v + "))";
   return "static_cast<" + carrier(t) + ">(" + v + ")";
 }
 

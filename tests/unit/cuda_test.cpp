@@ -52,7 +52,8 @@ std::string sample(const std::string& name) {
 
 // Regression kernels of the compiled path (issue 19), compiled with the
 // samples; their answers on the C++ path are checked by tests/e2e/run_regressions.py.
-const std::vector<std::string> kCudaRegressions = {"tests/e2e/regressions/scalar_asm_laneid"};
+const std::vector<std::string> kCudaRegressions = {"tests/e2e/regressions/scalar_asm_laneid",
+                                                   "tests/e2e/regressions/asm_i8_sign"};
 
 int sh(const std::string& cmd) {
   int raw = std::system(cmd.c_str());
@@ -370,6 +371,19 @@ TEST_SUITE("cuda_emit") {
     CHECK(a.find(": \"=l\"(o0_)\n      : \"l\"(i0_)") != std::string::npos);                // i64
     CHECK(a.find(": \"=r\"(o0_)\n      : \"r\"(i0_)") != std::string::npos);                // u32
     CHECK(a.find("\"add.rn.f16 %0, %1, %2;\\n\\t\"") != std::string::npos);
+  }
+
+  TEST_CASE("an i8 asm operand is sign-extended into its 16-bit register, as on the C++ path (issue 19, item 6)") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("k8.kd"), "kernel k8(c: in i8[64] @global, o: out i16[64] @global) grid(1) {\n"
+                                             "    o[...] = asm ptx (x: i8 = c[...]) -> (r: i16) {\n"
+                                             "        \"mov.b16 %r, %x;\"\n"
+                                             "    } fallback { r = i16(x); };\n}\n");
+    REQUIRE(emit(tmp.file("k8.kd"), "cuda", "sm_90", tmp.file("k8.cu")) == 0);
+    const std::string a = read_text(tmp.file("k8.cu"));
+    CHECK(a.find("static_cast<unsigned short>(static_cast<int16_t>(c[") != std::string::npos);
+    CHECK(a.find("static_cast<uint8_t>(c[") == std::string::npos);
+    // The C++ path gives the same bits: tests/e2e/regressions/asm_i8_sign.kd.
   }
 
   TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {
