@@ -53,7 +53,8 @@ std::string sample(const std::string& name) {
 // Regression kernels of the compiled path (issue 19), compiled with the
 // samples; their answers on the C++ path are checked by tests/e2e/run_regressions.py.
 const std::vector<std::string> kCudaRegressions = {"tests/e2e/regressions/scalar_asm_laneid",
-                                                   "tests/e2e/regressions/asm_i8_sign"};
+                                                   "tests/e2e/regressions/asm_i8_sign",
+                                                   "tests/e2e/regressions/bf16_from_i64"};
 
 int sh(const std::string& cmd) {
   int raw = std::system(cmd.c_str());
