@@ -238,11 +238,38 @@ TEST_SUITE("cuda_emit") {
     std::string prelude = kdt::kCudaPrelude;
     CHECK(prelude.find("cudaLaunchCooperativeKernel") != std::string::npos);
     CHECK(prelude.find("cudaErrorCooperativeLaunchTooLarge") != std::string::npos);
+    // Peers' memory is reached with atomics: the launch checks every pair of GPUs for them (issue 19, item 6).
+    CHECK(prelude.find("cudaDevP2PAttrNativeAtomicSupported") != std::string::npos);
+    CHECK(prelude.find("if (cudaError_t e = peers_have_atomics(name); e != cudaSuccess) return e;") != std::string::npos);
     // Accumulating remote DMAs use system-scope atomics, never the bulk reduce engine.
     REQUIRE(emit(sample("remote_accumulate"), "cuda", "sm_90", tmp.file("a.cu")) == 0);
     std::string a = read_text(tmp.file("a.cu"));
     CHECK(a.find("kdt_cu::atomic_add<true>(&peer") != std::string::npos);
     CHECK(a.find("bulk_s2g_add(", a.find("===== kernels")) == std::string::npos);
+  }
+
+  TEST_CASE("--devices=nvshmem: puts and signals on the symmetric heap, a collective launch (issue 20)") {
+    TempDir tmp;
+    REQUIRE(run_kdt("--emit=cuda --devices=nvshmem " + shell_quote(sample("ring_exchange")) + " -o " + shell_quote(tmp.file("n.cu"))).status == 0);
+    std::string n = read_text(tmp.file("n.cu"));
+    CHECK(n.find("#include <nvshmem.h>") != std::string::npos);
+    CHECK(n.find("inline cudaError_t ring_exchange(const float* x, float* recv, float* mixed, cudaStream_t stream = 0)") !=
+          std::string::npos);
+    CHECK(n.find("if (nvshmem_n_pes() != 4) return cudaErrorInvalidConfiguration;") != std::string::npos);
+    CHECK(n.find("nvshmemx_collective_launch(reinterpret_cast<const void*>(ring_exchange_kernel)") != std::string::npos);
+    CHECK(n.find("nvshmemx_barrier_all_on_stream(stream);") != std::string::npos);
+    // The remote DMA: 32 rows of 64 floats, each a put, then the receiver's counter raised by 8192 bytes.
+    CHECK(n.find("nvshmem_putmem_nbi(recv + (start1_ + i") != std::string::npos);
+    CHECK(n.find("64 * sizeof(float), device") != std::string::npos);
+    CHECK(n.find("kdt_cu::signal_pe((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 2 + 0), 8192, device") != std::string::npos);
+    CHECK(n.find("kdt_cu::wait_pe((kdt_peers.sync[kdt_device]") != std::string::npos);
+    CHECK(n.find("kdt_cu::signal_sys(") == n.find("kdt_cu::signal_sys(", n.find("===== kernels")));  // none in the kernel
+    // add=true reaches the peer by nvshmem_ptr, trapping across nodes.
+    REQUIRE(run_kdt("--emit=cuda --devices=nvshmem " + shell_quote(sample("remote_accumulate")) + " -o " + shell_quote(tmp.file("a.cu"))).status == 0);
+    CHECK(read_text(tmp.file("a.cu")).find("kdt_cu::peer_or_fail(") != std::string::npos);
+    // Without the flag, nothing of NVSHMEM.
+    REQUIRE(emit(sample("ring_exchange"), "cuda", "sm_90", tmp.file("r.cu")) == 0);
+    CHECK(read_text(tmp.file("r.cu")).find("nvshmem") == std::string::npos);
   }
 
   TEST_CASE("more than 1024 threads per block is refused") {

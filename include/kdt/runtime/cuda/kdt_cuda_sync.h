@@ -160,6 +160,7 @@ class DeviceGroup {
       if (e == cudaSuccess) e = cudaEventRecord(zeroed_[d], stream_[d]);
       if (e != cudaSuccess) return e;
     }
+    if (cudaError_t e = peers_have_atomics(name); e != cudaSuccess) return e;
     for (int d = 0; d < N; ++d) {
       for (int p = 0; p < N; ++p) {
         if (p == d) continue;
@@ -183,6 +184,29 @@ class DeviceGroup {
   }
 
  private:
+  // Signals and add=true DMAs are atomics on a peer's memory: every pair of
+  // distinct GPUs must support them natively over their link (issue 19,
+  // item 6); if not, says which pair on stderr, naming the kernel.
+  cudaError_t peers_have_atomics(const char* name) const {
+    for (int d = 0; d < N; ++d) {
+      for (int p = 0; p < N; ++p) {
+        if (device_[d] == device_[p]) continue;
+        int access = 0, atomics = 0;
+        cudaError_t e = cudaDeviceGetP2PAttribute(&access, cudaDevP2PAttrAccessSupported, device_[d], device_[p]);
+        if (e == cudaSuccess) e = cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device_[d], device_[p]);
+        if (e != cudaSuccess) return e;
+        if (access && atomics) continue;
+        std::fprintf(stderr,
+                     "kdt: kernel `%s`: CUDA device %d cannot %s CUDA device %d's memory (%s); its remote signals and "
+                     "DMAs need both\n",
+                     name, device_[d], access ? "use native atomics on" : "access", device_[p],
+                     access ? "cudaDevP2PAttrNativeAtomicSupported" : "cudaDevP2PAttrAccessSupported");
+        return cudaErrorPeerAccessUnsupported;
+      }
+    }
+    return cudaSuccess;
+  }
+
   // Whether every block of the grid can be resident on the current device at once.
   static cudaError_t fits(const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks) {
     int device = 0, cooperative = 0, sms = 0, per_sm = 0;
