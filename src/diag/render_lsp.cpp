@@ -126,4 +126,35 @@ json render_lsp(const std::vector<Diagnostic>& diags, const SourceManager& sourc
   return out;
 }
 
+json render_lsp_code_actions(const std::vector<Diagnostic>& diags, const SourceManager& sources,
+                             const std::string& main_uri, int64_t first_line, int64_t last_line) {
+  json out = json::array();
+  for (const Diagnostic& d : diags) {
+    if (d.fixits.empty()) continue;
+    json shown = diagnostic(d, sources, main_uri);
+    const int64_t begin = shown["range"]["start"]["line"], end = shown["range"]["end"]["line"];
+    if (end < first_line || begin > last_line) continue;
+    json changes = json::object();
+    std::string title;
+    for (const FixIt& fix : d.fixits) {
+      changes[uri_of(sources, fix.range.file, main_uri)].push_back({{"range", lsp_range(sources, fix.range)},
+                                                                    {"newText", fix.replacement}});
+      // The title shows the first fix-it's text, on one line.
+      if (title.empty()) {
+        std::string text = fix.replacement;
+        size_t from = text.find_first_not_of(" \t\n"), to = text.find_last_not_of(" \t\n;");
+        text = from == std::string::npos ? "" : text.substr(from, to - from + 1);
+        if (text.size() > 60) text = text.substr(0, 57) + "...";
+        title = fix.range.begin == fix.range.end ? "Insert `" + text + "`" : "Replace with `" + text + "`";
+      }
+    }
+    out.push_back({{"title", title + " (kdt: " + std::string(diag_info(d.code).name) + ")"},
+                   {"kind", "quickfix"},
+                   {"isPreferred", true},
+                   {"diagnostics", json::array({shown})},
+                   {"edit", {{"changes", changes}}}});
+  }
+  return out;
+}
+
 }  // namespace kdt

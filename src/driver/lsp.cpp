@@ -5,6 +5,8 @@
 // run (looked up by syntax/ast_walk). The command line is options.cpp's.
 #include "kdt/driver/lsp.h"
 
+#include "driver/lsp_completion.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -444,6 +446,7 @@ struct Document {
   std::string text;
   int64_t version = 0;
   std::unique_ptr<Compilation> compilation;
+  nlohmann::json diagnostics = nlohmann::json::array();  // as last published
 };
 
 class Server {
@@ -544,6 +547,9 @@ class Server {
           {"hoverProvider", true},
           {"definitionProvider", true},
           {"documentSymbolProvider", true},
+          {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+          {"completionProvider", json::object()},
+          {"diagnosticProvider", {{"interFileDependencies", true}, {"workspaceDiagnostics", false}}},
       };
       send_result(id, {{"capabilities", capabilities}, {"serverInfo", {{"name", "kdt"}, {"version", KDT_VERSION}}}});
       return;
@@ -566,6 +572,15 @@ class Server {
       send_result(id, definition(params));
     } else if (method == "textDocument/documentSymbol") {
       send_result(id, document_symbols(params));
+    } else if (method == "textDocument/codeAction") {
+      send_result(id, code_actions(params));
+    } else if (method == "textDocument/completion") {
+      const Document* doc = open_document(params);
+      send_result(id, lsp_completion_items(doc ? doc->compilation.get() : nullptr));
+    } else if (method == "textDocument/diagnostic") {
+      // Pull diagnostics: what the last check of the open document found.
+      const Document* doc = open_document(params);
+      send_result(id, {{"kind", "full"}, {"items", doc ? doc->diagnostics : json::array()}});
     } else {
       send_error(id, kMethodNotFound, "unknown method '" + method + "'");
     }
@@ -662,7 +677,26 @@ class Server {
                           SourceRange(), {}, {}, {}};
       diagnostics = render_lsp({internal}, SourceManager(), doc.uri);
     }
+    doc.diagnostics = diagnostics;
     publish(doc.uri, diagnostics, doc.version);
+  }
+
+  // The open document `params.textDocument.uri` names, or null.
+  const Document* open_document(const json& params) const {
+    std::string uri = string_member(object_member(params, "textDocument", "params"), "uri", "params.textDocument");
+    auto it = docs_.find(uri);
+    return it == docs_.end() ? nullptr : &it->second;
+  }
+
+  // Quick fixes from the fix-its of the diagnostics on the lines asked for.
+  json code_actions(const json& params) const {
+    const json& range = object_member(params, "range", "params");
+    Position start = position_member(range, "start", "params.range");
+    Position end = position_member(range, "end", "params.range");
+    const Document* doc = open_document(params);
+    if (!doc || !doc->compilation) return json::array();
+    const Compilation& c = *doc->compilation;
+    return render_lsp_code_actions(c.diags.sorted(), c.sources, doc->uri, start.line, end.line);
   }
 
   // Checks again every open document other than `uri` whose last check

@@ -417,8 +417,9 @@ std::string lsp_help_text() {
   std::ostringstream s;
   s << "Usage: kdt lsp [-I DIR] [-D NAME=VALUE] [--max-...=N] [--stdio]\n\n"
        "A Language Server Protocol server on standard input and output: it publishes the\n"
-       "diagnostics of the open .kd files as they are edited, and answers hover (type and\n"
-       "shape) and go-to-definition. See docs/editors.md.\n\n"
+       "diagnostics of the open .kd files as they are edited (and on request), and answers\n"
+       "hover (type and shape), go-to-definition, the outline, completion and quick fixes\n"
+       "(the diagnostics' fix-its). See docs/editors.md.\n\n"
        "Options:\n"
        "  -I DIR                    search DIR for included files (also initializationOptions.includeDirs)\n"
        "  -D NAME=VALUE             set `const NAME` to the integer VALUE, or `type NAME` to the dtype VALUE (also initializationOptions.defines)\n";

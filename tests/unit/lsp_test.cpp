@@ -185,7 +185,8 @@ json answer(LspClient& client, int id) {
   return m;
 }
 
-void initialize(LspClient& client) {
+// Initializes the session; returns the server's capabilities.
+json initialize_capabilities(LspClient& client) {
   client.request(1, "initialize", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}});
   json init = client.response(1);
   json caps = init["result"]["capabilities"];
@@ -196,7 +197,10 @@ void initialize(LspClient& client) {
   CHECK(caps["documentSymbolProvider"] == true);
   CHECK(caps["textDocumentSync"]["save"] == true);  // didSave re-diagnoses the files that include the saved one
   client.notify("initialized", json::object());
+  return caps;
 }
+
+void initialize(LspClient& client) { initialize_capabilities(client); }
 
 }  // namespace
 
@@ -431,6 +435,71 @@ TEST_SUITE("lsp") {
     CHECK(fixed["diagnostics"] == json::array());
     client.request(2, "shutdown", nullptr);
     CHECK(client.response(2)["result"].is_null());
+    client.notify("exit", nullptr);
+    CHECK(client.wait_exit() == 0);
+  }
+
+  TEST_CASE("code actions from fix-its, completion, pull diagnostics (issue 21)") {
+    kdt::test::TempDir tmp;
+    std::string uri = kdt::uri_from_path(tmp.file("fix.kd"));
+    std::string text =
+        "const BLOCK = 8;\n"                                                     // 0
+        "kernel k(x: in f32[BLOCK] @global, y: out f32[BLOCK] @global) grid(1) {\n"  // 1
+        "    sem copied: dma;\n"                                                 // 2
+        "    dma_start(x, y, copied);\n"                                         // 3
+        "}\n";
+    LspClient client;
+    json caps = initialize_capabilities(client);
+    CHECK(caps["codeActionProvider"]["codeActionKinds"] == json::array({"quickfix"}));
+    CHECK(caps.contains("completionProvider"));
+    CHECK(caps["diagnosticProvider"]["workspaceDiagnostics"] == false);
+    client.notify("textDocument/didOpen",
+                  {{"textDocument", {{"uri", uri}, {"languageId", "kd"}, {"version", 1}, {"text", text}}}});
+    json published = client.diagnostics_for(uri)["diagnostics"];
+    REQUIRE(published.size() == 1);
+    // The quick fix on the diagnostic's line: insert the wait before the kernel's `}`.
+    client.request(2, "textDocument/codeAction",
+                   {{"textDocument", {{"uri", uri}}}, {"range", range(3, 4, 3, 4)}, {"context", {{"diagnostics", published}}}});
+    json actions = client.response(2)["result"];
+    REQUIRE(actions.size() == 1);
+    CHECK(actions[0]["kind"] == "quickfix");
+    CHECK(actions[0]["title"] == "Insert `dma_wait(copied, y)` (kdt: dma-protocol)");
+    CHECK(actions[0]["diagnostics"][0] == published[0]);
+    json edits = actions[0]["edit"]["changes"][uri];
+    REQUIRE(edits.size() == 1);
+    CHECK(edits[0]["range"] == range(4, 0, 4, 0));
+    CHECK(edits[0]["newText"] == "    dma_wait(copied, y);\n");
+    // No fix on other lines.
+    client.request(3, "textDocument/codeAction",
+                   {{"textDocument", {{"uri", uri}}}, {"range", range(0, 0, 0, 3)}, {"context", {{"diagnostics", json::array()}}}});
+    CHECK(client.response(3)["result"] == json::array());
+    // Pull diagnostics give what was published.
+    client.request(4, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}});
+    json pulled = client.response(4)["result"];
+    CHECK(pulled["kind"] == "full");
+    CHECK(pulled["items"] == published);
+    // Completion: keywords, dtypes, built-ins and the document's own names.
+    client.request(5, "textDocument/completion", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 3}, {"character", 4}}}});
+    json items = client.response(5)["result"];
+    auto has = [&](const std::string& label, int kind) {
+      for (const json& i : items) {
+        if (i["label"] == label) return i["kind"] == kind;
+      }
+      return false;
+    };
+    CHECK(has("dma_wait", 3));
+    CHECK(has("program_id", 3));
+    CHECK(has("bf16", 25));
+    CHECK(has("kernel", 14));
+    CHECK(has("@shared", 20));
+    CHECK(has("BLOCK", 21));
+    CHECK(has("k", 3));
+    // The fix applied: nothing left to fix.
+    client.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                             {"contentChanges", {{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}}}});
+    CHECK(client.diagnostics_for(uri)["diagnostics"] == json::array());
+    client.request(6, "shutdown", nullptr);
+    client.response(6);
     client.notify("exit", nullptr);
     CHECK(client.wait_exit() == 0);
   }

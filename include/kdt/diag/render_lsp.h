@@ -30,4 +30,11 @@ nlohmann::json lsp_location(const SourceManager& sources, const SourceRange& ran
 nlohmann::json render_lsp(const std::vector<Diagnostic>& diags, const SourceManager& sources,
                           const std::string& main_uri);
 
+// textDocument/codeAction: a `quickfix` CodeAction for each diagnostic with
+// fix-its whose place (as render_lsp shows it) meets the zero-based lines
+// [first_line, last_line]; its edit applies the fix-its, its diagnostic is
+// the one render_lsp gives.
+nlohmann::json render_lsp_code_actions(const std::vector<Diagnostic>& diags, const SourceManager& sources,
+                                       const std::string& main_uri, int64_t first_line, int64_t last_line);
+
 }  // namespace kdt
