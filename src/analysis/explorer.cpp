@@ -258,10 +258,30 @@ bool Explorer::dma_start(const ir::Stmt& s, State& st) {
     if (f.receive) write_view(f.dst, s, true, s.add, st);
   }
   SemSlot* slot = nullptr;
-  if (!s.device) slot = this->slot(s.sem, st);
-  else if (s.src_sem) slot = this->slot(*s.src_sem, st);
-  if (slot) slot->queue.push_back(std::move(f));
+  // The queue this start joins on the starting device: its semaphore's, or
+  // for a remote DMA its `src_sem`'s (the destination's is on the peer).
+  const ir::SemRef* queue = !s.device ? &s.sem : s.src_sem ? &*s.src_sem : nullptr;
+  if (queue) slot = this->slot(*queue, st);
+  if (slot) {
+    slot->queue.push_back(std::move(f));
+    int64_t& most = most_in_flight_[queue->sem];
+    most = std::max<int64_t>(most, static_cast<int64_t>(slot->queue.size()));
+  } else if (queue) {
+    unbounded_.insert(queue->sem);
+  }
   return true;
+}
+
+void Explorer::forget(State& st, int sem) {
+  untrack(st.sems[static_cast<size_t>(sem)]);
+  // What was in flight, or is started later, is no longer counted.
+  unbounded_.insert(sem);
+}
+
+std::optional<int64_t> Explorer::in_flight_bound(int sem) const {
+  if (gave_up_ || unbounded_.count(sem)) return std::nullopt;
+  auto it = most_in_flight_.find(sem);
+  return it == most_in_flight_.end() ? 0 : it->second;
 }
 
 bool Explorer::dma_wait(const ir::Stmt& s, State& st) {
@@ -295,7 +315,7 @@ bool Explorer::sem_op(const ir::Stmt& s, State& st) {
   if (!slot) return true;
   Value amount = s.amount ? eval_.eval(*s.amount, st.locals) : Value::constant(1);
   if (!amount.known()) {
-    untrack(st.sems[s.sem.sem]);
+    forget(st, s.sem.sem);
     return true;
   }
   if (s.kind == StmtKind::SemSignal) {
@@ -441,7 +461,7 @@ SemSlot* Explorer::slot(const ir::SemRef& r, State& st, int64_t* index) {
   Value col = r.col ? eval_.eval(*r.col, st.locals) : Value::constant(0);
   const int64_t cols = k_.sems[r.sem].cols;
   if (!row.known() || !col.known()) {
-    untrack(s);
+    forget(st, r.sem);
     return nullptr;
   }
   const int64_t count = static_cast<int64_t>(s.slots.size());
@@ -449,7 +469,7 @@ SemSlot* Explorer::slot(const ir::SemRef& r, State& st, int64_t* index) {
   const bool inside = row.bits >= 0 && row.bits < rows && (cols == 0 || (col.bits >= 0 && col.bits < cols));
   const int64_t element = !inside ? -1 : cols > 0 ? row.bits * cols + col.bits : row.bits;
   if (element < 0 || element >= count) {
-    untrack(s);  // out of bounds: the run-time check reports it
+    forget(st, r.sem);  // out of bounds: the run-time check reports it
     return nullptr;
   }
   if (index) *index = element;
@@ -490,7 +510,7 @@ void Explorer::havoc(const ir::Block& body, State& st) {
   const Effects& fx = effects(body);
   for (int l : fx.locals) st.locals[l] = Value::unknown();
   for (int sem : fx.sems) {
-    if (sem >= 0 && static_cast<size_t>(sem) < st.sems.size()) untrack(st.sems[sem]);
+    if (sem >= 0 && static_cast<size_t>(sem) < st.sems.size()) forget(st, sem);
   }
 }
 
@@ -516,7 +536,7 @@ Explorer::States Explorer::join(States states) {
       if (merged.locals[l] != o.locals[l]) merged.locals[l] = Value::unknown();
     }
     for (size_t s = 0; s < merged.sems.size(); ++s) {
-      if (!(merged.sems[s] == o.sems[s])) untrack(merged.sems[s]);
+      if (!(merged.sems[s] == o.sems[s])) forget(merged, static_cast<int>(s));
     }
     merged.findings = intersect(merged.findings, o.findings);
   }

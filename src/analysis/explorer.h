@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "protocol_state.h"
@@ -25,6 +26,12 @@ class Explorer {
   // The errors that every path has, in the order the first path met them;
   // nullopt when the kernel ran past kMaxWork.
   std::optional<std::vector<Finding>> run();
+
+  // After run(): the most DMAs in flight at once on one element of DMA
+  // semaphore `sem` over every path (0: none started), or nullopt when no
+  // bound is known (the analysis gave up, or lost track of the semaphore:
+  // a peer raises it, an unknown index, a loop it did not unroll).
+  std::optional<int64_t> in_flight_bound(int sem) const;
 
  private:
   using States = std::vector<State>;
@@ -56,6 +63,8 @@ class Explorer {
   // element the analysis cannot decide untracks the whole array).
   SemSlot* slot(const ir::SemRef& r, State& st, int64_t* index = nullptr);
   void havoc(const ir::Block& body, State& st);
+  // Untracks semaphore `sem` on path `st` (and its in-flight count).
+  void forget(State& st, int sem);
   const Effects& effects(const ir::Block& body);
   void add(State& st, Finding f);
   States join(States states);
@@ -66,6 +75,8 @@ class Explorer {
   int64_t work_ = 0;
   bool gave_up_ = false;
   std::map<const ir::Block*, Effects> effects_;
+  std::map<int, int64_t> most_in_flight_;  // by DMA semaphore, over every path
+  std::set<int> unbounded_;                // DMA semaphores started on while untracked
 };
 
 // Two views of one ref certainly share an element.

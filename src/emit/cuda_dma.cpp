@@ -83,7 +83,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
       }
     }
   }
-  std::string bar = "kdt_bar_" + semname + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes) +
+  std::string bar = "kdt_bar_" + semname + " + " + sem_index(s.sem) + " * " + std::to_string(queue_cap(s.sem.sem) * kMbarBytes) +
                     " + 8 * kdt_cu::dma_next_slot(" + q + ")";
   if (kind == G2SAsync) {
     std::vector<std::string> zero(rank, "0");

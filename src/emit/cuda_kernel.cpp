@@ -3,10 +3,33 @@
 // "devices(N)").
 #include <algorithm>
 
+#include "analysis/explorer.h"
 #include "cuda_kernel_emitter.h"
 #include "kdt/version.h"
 
 namespace kdt::cuda {
+
+bool KernelEmitter::size_queues() {
+  analysis::Explorer explorer(k_);
+  explorer.run();
+  bool ok = true;
+  for (size_t i = 0; i < k_.sems.size(); ++i) {
+    const int sem = static_cast<int>(i);
+    if (k_.sems[i].kind != SemKind::Dma || sync_sem(sem)) continue;
+    std::optional<int64_t> bound = explorer.in_flight_bound(sem);
+    if (!bound) continue;  // kQueue, and a trap naming the DMA if it overflows
+    if (*bound > kMaxQueue) {
+      diags_.report(DiagCode::LimitExceeded, k_.range,
+                    "kernel `" + names_.kernel + "` has up to " + std::to_string(*bound) + " DMAs in flight at once on " +
+                        "semaphore `" + k_.sems[i].kd_name + "`; the compiled path holds at most " + std::to_string(kMaxQueue) +
+                        " per semaphore element (`kdt run` runs it as it is)");
+      ok = false;
+      continue;
+    }
+    queue_cap_[sem] = std::max<int64_t>(*bound, 1);
+  }
+  return ok;
+}
 
 bool KernelEmitter::emit() {
   if (threads_ > 1024) {
@@ -16,7 +39,7 @@ bool KernelEmitter::emit() {
     return false;
   }
   layout_sync(k_.body);
-  if (!layout_staging()) return false;
+  if (!layout_staging() || !size_queues()) return false;
   ir::for_each_expr(k_, [&](const ir::Expr& e) {
     if (e.kind == ExprKind::SemRead && k_.sems[e.sem->sem].kind == SemKind::Dma && !sync_sem(e.sem->sem)) {
       read_dma_sems_.insert(e.sem->sem);
@@ -81,7 +104,9 @@ void KernelEmitter::layout_state() {
   red_off_ = alloc(static_cast<int64_t>(threads_) * 8);
   if (use_mbarriers()) {
     for (size_t i = 0; i < k_.sems.size(); ++i) {
-      if (k_.sems[i].kind == SemKind::Dma && !sync_sem(static_cast<int>(i))) bar_off_[static_cast<int>(i)] = alloc(k_.sems[i].count * kQueue * kMbarBytes);
+      if (k_.sems[i].kind == SemKind::Dma && !sync_sem(static_cast<int>(i))) {
+        bar_off_[static_cast<int>(i)] = alloc(k_.sems[i].count * queue_cap(static_cast<int>(i)) * kMbarBytes);
+      }
     }
   }
 }
@@ -256,7 +281,8 @@ void KernelEmitter::emit_body() {
       // thread runs the same control flow: each keeps the counter itself.
       w_.line("int32_t kdt_sem_" + names_.sems[i] + "[" + std::to_string(s.count) + "] = {};");
     } else {
-      w_.line("kdt_cu::DmaQueue kdt_q_" + names_.sems[i] + "[" + std::to_string(s.count) + "] = {};");
+      w_.line("kdt_cu::DmaQueue<" + std::to_string(queue_cap(static_cast<int>(i))) + "> kdt_q_" + names_.sems[i] + "[" +
+              std::to_string(s.count) + "] = {};");
       if (bar_off_.count(static_cast<int>(i))) {
         w_.line("unsigned char* const kdt_bar_" + names_.sems[i] + " = kdt_smem + " + std::to_string(bar_off_[static_cast<int>(i)]) + ";");
       }
@@ -266,7 +292,7 @@ void KernelEmitter::emit_body() {
   if (!bar_off_.empty()) {
     w_.open("if (kdt_tid == 0) {");
     for (auto [sem, off] : bar_off_) {
-      w_.line("for (int b_ = 0; b_ < " + std::to_string(k_.sems[sem].count * kQueue) + "; ++b_) kdt_cu::mbar_init(kdt_smem + " +
+      w_.line("for (int b_ = 0; b_ < " + std::to_string(k_.sems[sem].count * queue_cap(sem)) + "; ++b_) kdt_cu::mbar_init(kdt_smem + " +
               std::to_string(off) + " + 8 * b_);");
     }
     w_.line("kdt_cu::mbar_init_fence();");

@@ -45,6 +45,7 @@ std::string const_literal(const Expr& e);
 // DMAs in flight per semaphore element, and the bytes of one mbarrier: the
 // CUDA runtime's own constants (plain C++), so the layout cannot drift.
 constexpr int64_t kQueue = kdt_cu::kQueue;
+constexpr int64_t kMaxQueue = kdt_cu::kMaxQueue;
 constexpr int64_t kMbarBytes = kdt_cu::kMbarBytes;
 constexpr int64_t kMaxTx = (1 << 20) - 1;  // bytes one mbarrier phase can count
 
@@ -79,6 +80,13 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   bool use_bulk() const { return arch_ >= 90; }
   bool use_mbarriers() const { return arch_ >= 80; }
   bool multi_device() const { return k_.devices > 1; }
+  // Issue 19, item 1: the in-flight queue of each local DMA semaphore holds
+  // the most DMAs the program has in flight on one element (the static
+  // analysis's bound, analysis/explorer.h), kQueue where none is known; a
+  // bound over kMaxQueue is refused (invalid-declaration).
+  bool size_queues();
+  int64_t queue_cap(int sem) const { return queue_cap_.count(sem) ? queue_cap_.at(sem) : kQueue; }
+  std::map<int, int64_t> queue_cap_;
   // Global refs written through the generic proxy (issue 19, item 5): a
   // bulk copy of them is preceded by fence.proxy.async.global.
   std::set<int> generic_global_writes_;

@@ -63,7 +63,7 @@ void KernelEmitter::dma_wait(const ir::Stmt& s) {
   }
   std::string q = dma_queue(s.sem);
   std::string bars = bar_off_.count(s.sem.sem)
-                         ? "kdt_bar_" + names_.sems[s.sem.sem] + " + " + sem_index(s.sem) + " * " + std::to_string(kQueue * kMbarBytes)
+                         ? "kdt_bar_" + names_.sems[s.sem.sem] + " + " + sem_index(s.sem) + " * " + std::to_string(queue_cap(s.sem.sem) * kMbarBytes)
                          : "nullptr";
   w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ", " + site(s, "dma_wait on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
   count_unwaited(s.sem.sem, q, s.bytes, false);

@@ -1,6 +1,6 @@
 namespace kdt_kernels {
 
-// Kernel `accumulate_blocks`: grid [8] = 8 blocks of 128 threads, 132288 bytes of dynamic shared memory.
+// Kernel `accumulate_blocks`: grid [8] = 8 blocks of 128 threads, 132232 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, float* out)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -15,13 +15,13 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
   (void)kdt_pid0;
   float* const kdt_s_tile = reinterpret_cast<float*>(kdt_smem + 0);  // scratch f32[128, 256] @shared
   (void)kdt_s_tile;
-  kdt_cu::DmaQueue kdt_q_loaded[1] = {};
+  kdt_cu::DmaQueue<1> kdt_q_loaded[1] = {};
   unsigned char* const kdt_bar_loaded = kdt_smem + 132096;
-  kdt_cu::DmaQueue kdt_q_stored[1] = {};
+  kdt_cu::DmaQueue<1> kdt_q_stored[1] = {};
   unsigned char* const kdt_bar_stored = kdt_smem + 132224;
   if (kdt_tid == 0) {
-    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 132096 + 8 * b_);
-    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 132224 + 8 * b_);
+    for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 132096 + 8 * b_);
+    for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 132224 + 8 * b_);
     kdt_cu::mbar_init_fence();
   }
   __syncthreads();
@@ -43,9 +43,9 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
 #line 19
       if (kdt_tid == 0) {
 #line 19
-        kdt_cu::mbar_expect_tx(kdt_bar_loaded + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_loaded[0]), 131072u);
+        kdt_cu::mbar_expect_tx(kdt_bar_loaded + 0 * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_loaded[0]), 131072u);
 #line 19
-        kdt_cu::bulk_g2s(kdt_s_tile + 0, x + (start0_ + 0) * 256, 131072u, kdt_bar_loaded + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_loaded[0]));
+        kdt_cu::bulk_g2s(kdt_s_tile + 0, x + (start0_ + 0) * 256, 131072u, kdt_bar_loaded + 0 * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_loaded[0]));
 #line 19
       }
 #line 19
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
     }
 #line 19
   }
-  kdt_cu::dma_retire(kdt_q_loaded[0], kdt_bar_loaded + 0 * 64, "samples/accumulate_blocks.kd:20:5: dma_wait on `loaded`");
+  kdt_cu::dma_retire(kdt_q_loaded[0], kdt_bar_loaded + 0 * 8, "samples/accumulate_blocks.kd:20:5: dma_wait on `loaded`");
   __syncthreads();
 #line 21
   for (int64_t e2_ = kdt_tid; e2_ < 32768; e2_ += kdt_nt) {
@@ -141,14 +141,14 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
     }
 #line 22
   }
-  kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 64, "samples/accumulate_blocks.kd:23:5: dma_wait on `stored`");
+  kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 8, "samples/accumulate_blocks.kd:23:5: dma_wait on `stored`");
 }
-#line 968 "<stdout>"
+#line 1015 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned accumulate_blocks_threads = 128;
 constexpr unsigned accumulate_blocks_blocks = 8;
-constexpr size_t accumulate_blocks_shared_bytes = 132288;
+constexpr size_t accumulate_blocks_shared_bytes = 132232;
 // Launches `accumulate_blocks` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t accumulate_blocks(const float* x, float* out, cudaStream_t stream = 0) {

@@ -23,16 +23,16 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   (void)kdt_s_c_blocks;
   float* const kdt_s_acc = reinterpret_cast<float*>(kdt_smem + 65536);  // scratch f32[64, 64] @shared
   (void)kdt_s_acc;
-  kdt_cu::DmaQueue kdt_q_a_sems[2] = {};
+  kdt_cu::DmaQueue<1> kdt_q_a_sems[2] = {};
   unsigned char* const kdt_bar_a_sems = kdt_smem + 82944;
-  kdt_cu::DmaQueue kdt_q_b_sems[2] = {};
+  kdt_cu::DmaQueue<1> kdt_q_b_sems[2] = {};
   unsigned char* const kdt_bar_b_sems = kdt_smem + 83072;
-  kdt_cu::DmaQueue kdt_q_c_sems[2] = {};
+  kdt_cu::DmaQueue<1> kdt_q_c_sems[2] = {};
   unsigned char* const kdt_bar_c_sems = kdt_smem + 83200;
   if (kdt_tid == 0) {
-    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 82944 + 8 * b_);
-    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 83072 + 8 * b_);
-    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 83200 + 8 * b_);
+    for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 82944 + 8 * b_);
+    for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 83072 + 8 * b_);
+    for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 83200 + 8 * b_);
     kdt_cu::mbar_init_fence();
   }
   __syncthreads();
@@ -160,11 +160,11 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
           if (kdt_tid == 0) {
 #line 18
-            kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (a_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]), 8192u);
+            kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (a_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]), 8192u);
 #line 18
             for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
 #line 18
-              kdt_cu::bulk_g2s(kdt_s_a_blocks + (start2_) * 2048 + (r0_) * 32, a + (start0_ + r0_) * 512 + (start1_ + 0), 128u, kdt_bar_a_sems + (a_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]));
+              kdt_cu::bulk_g2s(kdt_s_a_blocks + (start2_) * 2048 + (r0_) * 32, a + (start0_ + r0_) * 512 + (start1_ + 0), 128u, kdt_bar_a_sems + (a_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]));
 #line 18
             }
 #line 18
@@ -222,11 +222,11 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
           if (kdt_tid == 0) {
 #line 19
-            kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (b_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]), 8192u);
+            kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (b_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]), 8192u);
 #line 19
             for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
 #line 19
-              kdt_cu::bulk_g2s(kdt_s_b_blocks + (start6_) * 2048 + (r0_) * 64, b + (start4_ + r0_) * 512 + (start5_ + 0), 256u, kdt_bar_b_sems + (b_slot) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]));
+              kdt_cu::bulk_g2s(kdt_s_b_blocks + (start6_) * 2048 + (r0_) * 64, b + (start4_ + r0_) * 512 + (start5_ + 0), 256u, kdt_bar_b_sems + (b_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]));
 #line 19
             }
 #line 19
@@ -270,14 +270,14 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
     if (a_incoming) {
 #line 18
-      kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 64, "samples/block_matmul.kd:18:39: dma_wait on `a_sems`");
+      kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 8, "samples/block_matmul.kd:18:39: dma_wait on `a_sems`");
 #line 18
       a_incoming = false;
 #line 18
     }
     if (b_incoming) {
 #line 19
-      kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 64, "samples/block_matmul.kd:19:39: dma_wait on `b_sems`");
+      kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 8, "samples/block_matmul.kd:19:39: dma_wait on `b_sems`");
 #line 19
       b_incoming = false;
 #line 19
@@ -317,11 +317,11 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
             if (kdt_tid == 0) {
 #line 18
-              kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]), 8192u);
+              kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]), 8192u);
 #line 18
               for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
 #line 18
-                kdt_cu::bulk_g2s(kdt_s_a_blocks + (start10_) * 2048 + (r0_) * 32, a + (start8_ + r0_) * 512 + (start9_ + 0), 128u, kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]));
+                kdt_cu::bulk_g2s(kdt_s_a_blocks + (start10_) * 2048 + (r0_) * 32, a + (start8_ + r0_) * 512 + (start9_ + 0), 128u, kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]));
 #line 18
               }
 #line 18
@@ -382,11 +382,11 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
             if (kdt_tid == 0) {
 #line 19
-              kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]), 8192u);
+              kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]), 8192u);
 #line 19
               for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
 #line 19
-                kdt_cu::bulk_g2s(kdt_s_b_blocks + (start14_) * 2048 + (r0_) * 64, b + (start12_ + r0_) * 512 + (start13_ + 0), 256u, kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]));
+                kdt_cu::bulk_g2s(kdt_s_b_blocks + (start14_) * 2048 + (r0_) * 64, b + (start12_ + r0_) * 512 + (start13_ + 0), 256u, kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]));
 #line 19
               }
 #line 19
@@ -641,7 +641,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
       if (c_writing) {
 #line 20
-        kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
+        kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 8, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
 #line 20
       }
 #line 20
@@ -660,12 +660,12 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 21
   if (c_writing) {
 #line 20
-    kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 64, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
+    kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 8, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
 #line 20
   }
 #line 27
 }
-#line 1490 "<stdout>"
+#line 1537 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;

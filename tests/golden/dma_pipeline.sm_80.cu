@@ -1,6 +1,6 @@
 namespace kdt_kernels {
 
-// Kernel `dma_pipeline`: grid [4] = 4 blocks of 128 threads, 132352 bytes of dynamic shared memory.
+// Kernel `dma_pipeline`: grid [4] = 4 blocks of 128 threads, 132240 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float scale, float* y)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -17,14 +17,14 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
   (void)kdt_s_in_buf;
   float* const kdt_s_out_buf = reinterpret_cast<float*>(kdt_smem + 65536);  // scratch f32[2, 32, 256] @shared
   (void)kdt_s_out_buf;
-  kdt_cu::DmaQueue kdt_q_in_sem[2] = {};
+  kdt_cu::DmaQueue<1> kdt_q_in_sem[2] = {};
   unsigned char* const kdt_bar_in_sem = kdt_smem + 132096;
-  kdt_cu::DmaQueue kdt_q_out_sem[2] = {};
+  kdt_cu::DmaQueue<1> kdt_q_out_sem[2] = {};
   unsigned char* const kdt_bar_out_sem = kdt_smem + 132224;
   int32_t kdt_sem_stored[1] = {};
   if (kdt_tid == 0) {
-    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 132096 + 8 * b_);
-    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 132224 + 8 * b_);
+    for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 132096 + 8 * b_);
+    for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 132224 + 8 * b_);
     kdt_cu::mbar_init_fence();
   }
   __syncthreads();
@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 31
       }
 #line 31
-      kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (int32_t(0)) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(int32_t(0))]));
+      kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (int32_t(0)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(int32_t(0))]));
 #line 31
       kdt_cu::dma_push(kdt_q_in_sem[(int32_t(0))], 1, "samples/dma_pipeline.kd:31:5: dma_start on `in_sem`");
 #line 31
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 38
           }
 #line 38
-          kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (other) * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(other)]));
+          kdt_cu::cp_async_complete_on(kdt_bar_in_sem + (other) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_in_sem[(other)]));
 #line 38
           kdt_cu::dma_push(kdt_q_in_sem[(other)], 1, "samples/dma_pipeline.kd:38:13: dma_start on `in_sem`");
 #line 38
@@ -151,10 +151,10 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 38
     }
 #line 40
-    kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 64, "samples/dma_pipeline.kd:40:9: dma_wait on `in_sem`");
+    kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 8, "samples/dma_pipeline.kd:40:9: dma_wait on `in_sem`");
 #line 43
     if ((t >= int32_t(2))) {
-      kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 64, "samples/dma_pipeline.kd:44:13: dma_wait on `out_sem`");
+      kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 8, "samples/dma_pipeline.kd:44:13: dma_wait on `out_sem`");
 #line 44
     }
 #line 47
@@ -211,19 +211,19 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 33
   }
 #line 54
-  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(0))], kdt_bar_out_sem + (int32_t(0)) * 64, "samples/dma_pipeline.kd:54:5: dma_wait on `out_sem`");
-  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(1))], kdt_bar_out_sem + (int32_t(1)) * 64, "samples/dma_pipeline.kd:55:5: dma_wait on `out_sem`");
+  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(0))], kdt_bar_out_sem + (int32_t(0)) * 8, "samples/dma_pipeline.kd:54:5: dma_wait on `out_sem`");
+  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(1))], kdt_bar_out_sem + (int32_t(1)) * 8, "samples/dma_pipeline.kd:55:5: dma_wait on `out_sem`");
   // assert: checked on the C++ path only
   if (kdt_sem_stored[0] < int32_t(16)) kdt_cu::fail("samples/dma_pipeline.kd:57:5: sem_wait on `stored`", "nothing else can raise this semaphore: a deadlock");
 #line 57
   kdt_sem_stored[0] -= int32_t(16);
 }
-#line 1043 "<stdout>"
+#line 1090 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned dma_pipeline_threads = 128;
 constexpr unsigned dma_pipeline_blocks = 4;
-constexpr size_t dma_pipeline_shared_bytes = 132352;
+constexpr size_t dma_pipeline_shared_bytes = 132240;
 // Launches `dma_pipeline` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t dma_pipeline(const float* x, float scale, float* y, cudaStream_t stream = 0) {

@@ -15,10 +15,10 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
   (void)kdt_pid0;
   float* const kdt_s_xs = reinterpret_cast<float*>(kdt_smem + 0);  // scratch f32[8, 256] @shared
   (void)kdt_s_xs;
-  kdt_cu::DmaQueue kdt_q_ld[1] = {};
+  kdt_cu::DmaQueue<1> kdt_q_ld[1] = {};
   unsigned char* const kdt_bar_ld = kdt_smem + 9216;
   if (kdt_tid == 0) {
-    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 9216 + 8 * b_);
+    for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 9216 + 8 * b_);
     kdt_cu::mbar_init_fence();
   }
   __syncthreads();
@@ -42,9 +42,9 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 24
       if (kdt_tid == 0) {
 #line 24
-        kdt_cu::mbar_expect_tx(kdt_bar_ld + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]), 8192u);
+        kdt_cu::mbar_expect_tx(kdt_bar_ld + 0 * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]), 8192u);
 #line 24
-        kdt_cu::bulk_g2s(kdt_s_xs + 0, x + (start0_ + 0) * 256, 8192u, kdt_bar_ld + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]));
+        kdt_cu::bulk_g2s(kdt_s_xs + 0, x + (start0_ + 0) * 256, 8192u, kdt_bar_ld + 0 * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_ld[0]));
 #line 24
       }
 #line 24
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
     }
 #line 24
   }
-  kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 64, "samples/layernorm.kd:25:5: dma_wait on `ld`");
+  kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 8, "samples/layernorm.kd:25:5: dma_wait on `ld`");
 #line 27
   float* const t = reinterpret_cast<float*>(kdt_smem + 9344);
 #line 27
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   __syncthreads();
 }
-#line 1139 "<stdout>"
+#line 1186 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

@@ -5,7 +5,7 @@ struct mesh_allreduce_peers {
   float* hbm[8];
   unsigned long long* sync[8];  // sync buffers (mesh_allreduce_sync_bytes each)
 };
-// Kernel `mesh_allreduce`: grid [2] = 2 blocks of 128 threads, 5312 bytes of dynamic shared memory.
+// Kernel `mesh_allreduce`: grid [2] = 2 blocks of 128 threads, 5256 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, float* out, float* hbm, const mesh_allreduce_peers kdt_peers, const int32_t kdt_device)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -23,13 +23,13 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
   // semaphore `barrier`: counters in the sync buffer (other devices raise it)
   // semaphore `capacity`: counters in the sync buffer (other devices raise it)
   // semaphore `recv`: counters in the sync buffer (other devices raise it)
-  kdt_cu::DmaQueue kdt_q_send[2] = {};
+  kdt_cu::DmaQueue<1> kdt_q_send[2] = {};
   unsigned char* const kdt_bar_send = kdt_smem + 5120;
-  kdt_cu::DmaQueue kdt_q_copy_sem[1] = {};
+  kdt_cu::DmaQueue<1> kdt_q_copy_sem[1] = {};
   unsigned char* const kdt_bar_copy_sem = kdt_smem + 5248;
   if (kdt_tid == 0) {
-    for (int b_ = 0; b_ < 16; ++b_) kdt_cu::mbar_init(kdt_smem + 5120 + 8 * b_);
-    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 5248 + 8 * b_);
+    for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 5120 + 8 * b_);
+    for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 5248 + 8 * b_);
     kdt_cu::mbar_init_fence();
   }
   __syncthreads();
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
 #line 48
   }
-  kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 8, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
 #line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
   const int64_t start5_ = static_cast<int64_t>(c0);
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         }
 #line 61
-        kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
+        kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
 #line 61
         kdt_cu::dma_push(kdt_q_copy_sem[0], 1, "samples/mesh_allreduce.kd:61:5: dma_start on `copy_sem`");
 #line 61
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
       kdt_cu::signal_sys((kdt_peers.sync[device14_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
 #line 63
     }
-    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
     const int64_t start17_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
@@ -308,7 +308,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     }
 #line 65
     __syncthreads();
-    kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 64, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 8, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
 #line 66
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096, "samples/mesh_allreduce.kd:66:5: dma_wait on `recv`");
 #line 100
@@ -388,7 +388,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     kdt_cu::signal_sys((kdt_peers.sync[device21_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 48
   }
-  kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 8, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
 #line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
   const int64_t start24_ = static_cast<int64_t>(c0);
@@ -462,7 +462,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         }
 #line 61
-        kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 64 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
+        kdt_cu::cp_async_complete_on(kdt_bar_copy_sem + 0 * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_copy_sem[0]));
 #line 61
         kdt_cu::dma_push(kdt_q_copy_sem[0], 1, "samples/mesh_allreduce.kd:61:5: dma_start on `copy_sem`");
 #line 61
@@ -529,7 +529,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
       kdt_cu::signal_sys((kdt_peers.sync[device33_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 63
     }
-    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 64, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
     const int64_t start36_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
@@ -549,20 +549,20 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     }
 #line 65
     __syncthreads();
-    kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 64, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 8, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
 #line 66
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096, "samples/mesh_allreduce.kd:66:5: dma_wait on `recv`");
 #line 115
   }
 #line 123
 }
-#line 1381 "<stdout>"
+#line 1428 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int mesh_allreduce_devices = 8;
 constexpr unsigned mesh_allreduce_threads = 128;
 constexpr unsigned mesh_allreduce_blocks = 2;
-constexpr size_t mesh_allreduce_shared_bytes = 5312;
+constexpr size_t mesh_allreduce_shared_bytes = 5256;
 constexpr size_t mesh_allreduce_sync_bytes = 96;
 // Launches `mesh_allreduce` on 8 devices at once. Every argument is indexed by device: device d runs
 // on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is

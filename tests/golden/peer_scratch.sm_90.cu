@@ -4,7 +4,7 @@ namespace kdt_kernels {
 struct peer_scratch_peers {
   unsigned long long* sync[4];  // sync buffers (peer_scratch_sync_bytes each)
 };
-// Kernel `peer_scratch`: grid [4] = 4 blocks of 128 threads, 3136 bytes of dynamic shared memory.
+// Kernel `peer_scratch`: grid [4] = 4 blocks of 128 threads, 3088 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float* y, const peer_scratch_peers kdt_peers, const int32_t kdt_device)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
   float* const kdt_s_acc = reinterpret_cast<float*>(kdt_smem + 1024);  // scratch f32[256] @shared
   (void)kdt_s_acc;
   // semaphore `recv`: counters in the sync buffer (other devices raise it)
-  kdt_cu::DmaQueue kdt_q_send[1] = {};
+  kdt_cu::DmaQueue<2> kdt_q_send[1] = {};
   unsigned char* const kdt_bar_send = kdt_smem + 3072;
   // semaphore `ready`: counters in the sync buffer (other devices raise it)
   // semaphore `recv` is staged: each wait applies the oldest slot of its ring
@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
     kdt_cu::stage_release(slot_);
   };
   if (kdt_tid == 0) {
-    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 3072 + 8 * b_);
+    for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 3072 + 8 * b_);
     kdt_cu::mbar_init_fence();
   }
   __syncthreads();
@@ -172,12 +172,12 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
     kdt_cu::signal_sys((kdt_peers.sync[device9_] + kdt_flat * 2 + 1 + 0), 1024);
 #line 47
   }
-  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64, "samples/peer_scratch.kd:48:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 16, "samples/peer_scratch.kd:48:5: dma_wait on `send`");
 #line 48
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024, "samples/peer_scratch.kd:48:5: dma_wait on `recv`");
 #line 48
   kdt_apply_recv(kdt_cu::stage_take((reinterpret_cast<unsigned char*>(kdt_peers.sync[kdt_device]) + 64 + kdt_flat * 8464), 1056, kdt_red));
-  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 64, "samples/peer_scratch.kd:49:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 16, "samples/peer_scratch.kd:49:5: dma_wait on `send`");
 #line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024, "samples/peer_scratch.kd:49:5: dma_wait on `recv`");
 #line 49
@@ -198,13 +198,13 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
 #line 50
   __syncthreads();
 }
-#line 1023 "<stdout>"
+#line 1070 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int peer_scratch_devices = 4;
 constexpr unsigned peer_scratch_threads = 128;
 constexpr unsigned peer_scratch_blocks = 4;
-constexpr size_t peer_scratch_shared_bytes = 3136;
+constexpr size_t peer_scratch_shared_bytes = 3088;
 constexpr size_t peer_scratch_sync_bytes = 33920;
 // Launches `peer_scratch` on 4 devices at once. Every argument is indexed by device: device d runs
 // on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is

@@ -5,7 +5,7 @@ struct ring_exchange_peers {
   float* recv[4];
   unsigned long long* sync[4];  // sync buffers (ring_exchange_sync_bytes each)
 };
-// Kernel `ring_exchange`: grid [4] = 4 blocks of 128 threads, 1088 bytes of dynamic shared memory.
+// Kernel `ring_exchange`: grid [4] = 4 blocks of 128 threads, 1032 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, float* recv, float* mixed, const ring_exchange_peers kdt_peers, const int32_t kdt_device)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -19,12 +19,12 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
   const int32_t kdt_pid0 = static_cast<int32_t>(kdt_flat / 1 % 4);
   (void)kdt_pid0;
   // semaphore `ready`: counters in the sync buffer (other devices raise it)
-  kdt_cu::DmaQueue kdt_q_send_sem[1] = {};
+  kdt_cu::DmaQueue<1> kdt_q_send_sem[1] = {};
   unsigned char* const kdt_bar_send_sem = kdt_smem + 1024;
   // semaphore `recv_sem`: counters in the sync buffer (other devices raise it)
   // semaphore `acked`: counters in the sync buffer (other devices raise it)
   if (kdt_tid == 0) {
-    for (int b_ = 0; b_ < 8; ++b_) kdt_cu::mbar_init(kdt_smem + 1024 + 8 * b_);
+    for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 1024 + 8 * b_);
     kdt_cu::mbar_init_fence();
   }
   __syncthreads();
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 38
   }
 #line 40
-  kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 64, "samples/ring_exchange.kd:40:5: dma_wait on `send_sem`");
+  kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 8, "samples/ring_exchange.kd:40:5: dma_wait on `send_sem`");
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 2 + 0), 8192, "samples/ring_exchange.kd:41:5: dma_wait on `recv_sem`");
 #line 45
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 1 + 0), int32_t(1));
@@ -113,13 +113,13 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 48
   __syncthreads();
 }
-#line 938 "<stdout>"
+#line 985 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int ring_exchange_devices = 4;
 constexpr unsigned ring_exchange_threads = 128;
 constexpr unsigned ring_exchange_blocks = 4;
-constexpr size_t ring_exchange_shared_bytes = 1088;
+constexpr size_t ring_exchange_shared_bytes = 1032;
 constexpr size_t ring_exchange_sync_bytes = 96;
 // Launches `ring_exchange` on 4 devices at once. Every argument is indexed by device: device d runs
 // on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is

@@ -54,7 +54,8 @@ std::string sample(const std::string& name) {
 // samples; their answers on the C++ path are checked by tests/e2e/run_regressions.py.
 const std::vector<std::string> kCudaRegressions = {"tests/e2e/regressions/scalar_asm_laneid",
                                                    "tests/e2e/regressions/asm_i8_sign",
-                                                   "tests/e2e/regressions/bf16_from_i64"};
+                                                   "tests/e2e/regressions/bf16_from_i64",
+                                                   "tests/e2e/regressions/many_in_flight"};
 
 int sh(const std::string& cmd) {
   int raw = std::system(cmd.c_str());
@@ -234,7 +235,7 @@ TEST_SUITE("cuda_emit") {
     CHECK(r.find("kdt_cu::signal_sys((kdt_peers.sync[device") != std::string::npos);
     CHECK(r.find(", 8192);") != std::string::npos);
     // The local send semaphore keeps its in-flight queue.
-    CHECK(r.find("kdt_cu::DmaQueue kdt_q_send_sem[1]") != std::string::npos);
+    CHECK(r.find("kdt_cu::DmaQueue<1> kdt_q_send_sem[1]") != std::string::npos);
     std::string prelude = kdt::kCudaPrelude;
     CHECK(prelude.find("cudaLaunchCooperativeKernel") != std::string::npos);
     CHECK(prelude.find("cudaErrorCooperativeLaunchTooLarge") != std::string::npos);
@@ -292,7 +293,7 @@ TEST_SUITE("cuda_emit") {
     kdt::test::RunResult r = run_kdt("--color=never --emit=cuda --arch=sm_90 " + shell_quote(tmp.file("b.kd")) + " -o " +
                                      shell_quote(tmp.file("b.cu")));
     CHECK(r.status == 1);
-    CHECK(r.err.find("needs 263424 bytes of shared memory") != std::string::npos);
+    CHECK(r.err.find("needs 263312 bytes of shared memory") != std::string::npos);
     CHECK(r.err.find("`a` 131072, `c` 131072") != std::string::npos);
     CHECK(!std::filesystem::exists(tmp.file("b.cu")));  // no partial output
     // The same kernel fits the C++ path, which has no shared-memory limit.
@@ -346,6 +347,32 @@ TEST_SUITE("cuda_emit") {
                                             "    sem_signal(s);\n    sem_wait(s);\n    o[0] = 1;\n}\n");
     RunResult wait = run_kdt("--emit=cuda " + shell_quote(tmp.file("w.kd")));
     CHECK_MESSAGE(wait.out.find("kdt_cu::fail(\"" + tmp.file("w.kd") + ":4:5: sem_wait on `s`\"") != std::string::npos, wait.out);
+  }
+
+  TEST_CASE("DMA queues are sized from the program's static bound (issue 19, item 1)") {
+    TempDir tmp;
+    const std::string kd = sample("tests/e2e/regressions/many_in_flight");
+    RunResult twelve = run_kdt("--emit=cuda " + shell_quote(kd));
+    REQUIRE(twelve.status == 0);
+    CHECK(twelve.out.find("kdt_cu::DmaQueue<12> kdt_q_loaded[1] = {};") != std::string::npos);
+    // 12 mbarriers of 8 bytes for the ring.
+    CHECK(twelve.out.find("b_ < 12; ++b_) kdt_cu::mbar_init(") != std::string::npos);
+    // Past 32 in flight: refused on the compiled path, at the kernel, naming the semaphore.
+    RunResult forty = run_kdt("--emit=cuda -D R=40 " + shell_quote(kd));
+    CHECK(forty.status == 1);
+    CHECK(forty.err.find("many_in_flight.kd:9:1: error: kernel `many_in_flight` has up to 40 DMAs in flight at once on "
+                         "semaphore `loaded`; the compiled path holds at most 32 per semaphore element") != std::string::npos);
+    CHECK(forty.err.find("[limit-exceeded]") != std::string::npos);
+    // No static bound (n DMAs started in a loop the analysis does not unroll, then n waits): the
+    // default queue, whose overflow traps naming the DMA.
+    kdt::test::write_text(tmp.file("w.kd"), "kernel w(x: in f32[4] @global, y: out f32[4] @global, n: i32) grid(1) {\n"
+                                            "    scratch t: f32[4] @shared;\n    sem s: dma;\n    var i = 0;\n"
+                                            "    while i < n {\n        dma_start(x, t, s);\n        i += 1;\n    }\n"
+                                            "    var j = 0;\n    while j < n {\n        dma_wait(s, t);\n        j += 1;\n    }\n"
+                                            "    y[...] = t[...];\n}\n");
+    RunResult loop = run_kdt("--emit=cuda " + shell_quote(tmp.file("w.kd")));
+    REQUIRE(loop.status == 0);
+    CHECK(loop.out.find("kdt_cu::DmaQueue<8> kdt_q_kd_s[1] = {};") != std::string::npos);
   }
 
   TEST_CASE("a bulk copy of global memory the generic proxy wrote is fenced (issue 19, item 5)") {

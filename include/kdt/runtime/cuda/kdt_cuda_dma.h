@@ -54,9 +54,13 @@ __device__ inline void atomic_add(T* p, T v) {
 // kind: 0 = completed cooperatively, 1 = mbarrier phase of slot `pos`
 // (bulk copies, or every thread's cp.async), 2 = bulk group of the elected
 // thread.
-// kQueue: kdt_cuda_limits.h.
+// Cap: the most DMAs in flight on the element at once, which the emitter
+// takes from the program where it is known statically (issue 19, item 1),
+// else kQueue (kdt_cuda_limits.h); at most 32, the bits of `phase`.
+template <int Cap>
 struct DmaQueue {
-  unsigned char kind[kQueue];
+  static_assert(Cap >= 1 && Cap <= 32, "a DMA queue holds 1 to 32 DMAs");
+  unsigned char kind[Cap];
   unsigned phase;
   int head;
   int n;
@@ -65,14 +69,16 @@ struct DmaQueue {
   // semaphores a kernel reads.
   long long unwaited;
 };
-__device__ inline int dma_push(DmaQueue& q, int kind, const char* site = nullptr) {
-  if (q.n >= kQueue) fail(site, "more DMAs in flight on one semaphore element than its queue holds (8)");
-  const int pos = (q.head + q.n) % kQueue;
+template <int Cap>
+__device__ inline int dma_push(DmaQueue<Cap>& q, int kind, const char* site = nullptr) {
+  if (q.n >= Cap) fail(site, "more DMAs in flight on one semaphore element than its queue holds (the static bound was unknown)");
+  const int pos = (q.head + q.n) % Cap;
   q.kind[pos] = static_cast<unsigned char>(kind);
   ++q.n;
   return pos;
 }
-__device__ inline int dma_next_slot(const DmaQueue& q) { return (q.head + q.n) % kQueue; }
+template <int Cap>
+__device__ inline int dma_next_slot(const DmaQueue<Cap>& q) { return (q.head + q.n) % Cap; }
 
 __device__ inline unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
@@ -222,7 +228,8 @@ __device__ inline void cp_async_complete_on(void* bar) {
 }
 
 // Retires the oldest DMA of `q`: waits for it as it was issued.
-__device__ inline void dma_retire(DmaQueue& q, unsigned char* bars, const char* site = nullptr) {
+template <int Cap>
+__device__ inline void dma_retire(DmaQueue<Cap>& q, unsigned char* bars, const char* site = nullptr) {
   if (q.n <= 0) fail(site, "a dma_wait with no DMA in flight on its semaphore: a deadlock");
   const int pos = q.head;
   const int kind = q.kind[pos];
@@ -233,7 +240,7 @@ __device__ inline void dma_retire(DmaQueue& q, unsigned char* bars, const char* 
     if (threadIdx.x == 0) bulk_wait_all();
   }
   __syncthreads();
-  q.head = (q.head + 1) % kQueue;
+  q.head = (q.head + 1) % Cap;
   --q.n;
 }
 

@@ -7,8 +7,11 @@
 
 namespace kdt_cu {
 
-// DMAs in flight per DMA semaphore element (DmaQueue's slots).
+// DMAs in flight per DMA semaphore element (DmaQueue's slots) where the
+// program gives no static bound; kMaxQueue where it does (the bits of a
+// queue's phase mask).
 constexpr int kQueue = 8;
+constexpr int kMaxQueue = 32;
 // Bytes of one mbarrier: the emitter lays out kQueue of them per element.
 constexpr int kMbarBytes = 8;
 
