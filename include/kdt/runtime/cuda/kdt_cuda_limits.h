@@ -12,8 +12,11 @@ namespace kdt_cu {
 // queue's phase mask).
 constexpr int kQueue = 8;
 constexpr int kMaxQueue = 32;
-// Bytes of one mbarrier: the emitter lays out kQueue of them per element.
+// Bytes of one mbarrier: the emitter lays out one per queue slot.
 constexpr int kMbarBytes = 8;
+// (Also what keeps nvcc from calling them unused where no queue is instantiated.)
+static_assert(kQueue >= 1 && kQueue <= kMaxQueue, "the default queue fits a queue's phase mask");
+static_assert(kMbarBytes == sizeof(unsigned long long), "an mbarrier is one 64-bit word");
 
 // Dynamic shared memory one block may opt in to, by compute capability
 // (CUDA C++ Programming Guide, "Technical Specifications per Compute
