@@ -242,6 +242,8 @@ TEST_SUITE("cuda_emit") {
     // Peers' memory is reached with atomics: the launch checks every pair of GPUs for them (issue 19, item 6).
     CHECK(prelude.find("cudaDevP2PAttrNativeAtomicSupported") != std::string::npos);
     CHECK(prelude.find("if (cudaError_t e = peers_have_atomics(name); e != cudaSuccess) return e;") != std::string::npos);
+    // Two KD devices on one GPU are refused, naming them (issue 19, item 7).
+    CHECK(prelude.find("puts KD devices %d and %d on CUDA device %d") != std::string::npos);
     // Accumulating remote DMAs use system-scope atomics, never the bulk reduce engine.
     REQUIRE(emit(sample("remote_accumulate"), "cuda", "sm_90", tmp.file("a.cu")) == 0);
     std::string a = read_text(tmp.file("a.cu"));

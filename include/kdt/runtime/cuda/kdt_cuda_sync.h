@@ -148,6 +148,20 @@ class DeviceGroup {
   }
   cudaError_t prepare(const char* name, const void* kernel, unsigned threads, size_t shared_bytes, unsigned blocks,
                       void* const (&sync)[N], size_t sync_bytes) {
+    // Every KD device's grid must run at the same time as the others (a
+    // program may wait for its twin on another device): separate
+    // cooperative launches on one GPU do not promise that (issue 19, item 7).
+    for (int d = 0; d < N; ++d) {
+      for (int p = d + 1; p < N; ++p) {
+        if (device_[d] != device_[p]) continue;
+        std::fprintf(stderr,
+                     "kdt: kernel `%s` puts KD devices %d and %d on CUDA device %d: a devices(N) kernel needs its N grids "
+                     "running at once, which separate launches on one GPU do not guarantee; give each KD device its own "
+                     "GPU\n",
+                     name, d, p, device_[d]);
+        return cudaErrorNotSupported;
+      }
+    }
     for (int d = 0; d < N; ++d) {
       cudaError_t e = cudaSetDevice(device_[d]);
       if (e == cudaSuccess) e = shared_memory_fits(name, shared_bytes);
