@@ -154,7 +154,14 @@ void CppKernelEmitter::emit_launch_struct() {
     w_.line("return *slot;");
     w_.close();
   }
-  w_.open("static void init(" + state + "& s, int device, int64_t flat) {");
+  emit_state_init();
+  w_.close("};");
+  w_.line();
+}
+
+// The launch struct's `init`: a program state's index, ids and shadows.
+void CppKernelEmitter::emit_state_init() {
+  w_.open("static void init(" + names_.kernel + "_program_state& s, int device, int64_t flat) {");
   w_.line("(void)device;");
   w_.line("s.flat = flat;");
   if (options_.checks) w_.line("s.clock.init(device, flat, " + std::to_string(k_.devices) + ");");
@@ -171,8 +178,6 @@ void CppKernelEmitter::emit_launch_struct() {
     stride *= k_.grid[d];
   }
   w_.close();
-  w_.close("};");
-  w_.line();
 }
 
 // Pointer expression of a ref: in the program `p.`/`s.`; in a DMA copy

@@ -69,6 +69,8 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // of every (device, program), made when first touched (a remote DMA or
   // signal may reach a program before it runs) and kept for the launch.
   void emit_launch_struct();
+  // The launch struct's `init` of a program state (both launch structs).
+  void emit_state_init();
   // Pointer expression of a ref: in the program `p.`/`s.`; in a DMA copy
   // routine `sp.`/`ss.` (source side) or `dp.`/`ds.` (destination side).
   std::string ref_base(int ref, const std::string& side = "") const;

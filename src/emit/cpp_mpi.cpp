@@ -30,22 +30,7 @@ void CppKernelEmitter::emit_mpi_launch_struct() {
   w_.line("if (!states) return;");
   w_.line("for (int64_t flat = 0; flat < " + std::to_string(count_of(k_.grid)) + "; ++flat) state(0, flat).~" + state + "();");
   w_.close();
-  w_.open("static void init(" + state + "& s, int device, int64_t flat) {");
-  w_.line("s.flat = flat;");
-  if (options_.checks) w_.line("s.clock.init(device, flat, " + std::to_string(k_.devices) + ");");
-  if (options_.checks) {
-    for (size_t i = 0; i < k_.refs.size(); ++i) {
-      const ir::Ref& r = k_.refs[i];
-      if (!r.is_param) w_.line("s." + names_.refs[i] + "_shadow_.init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, true, false);");
-    }
-  }
-  int64_t stride = 1;
-  for (size_t d = k_.grid.size(); d-- > 0;) {
-    w_.line("s.program[" + std::to_string(d) + "] = flat / " + std::to_string(stride) + " % " +
-            std::to_string(k_.grid[d]) + ";");
-    stride *= k_.grid[d];
-  }
-  w_.close();
+  emit_state_init();
   w_.close("};");
   w_.line();
 }

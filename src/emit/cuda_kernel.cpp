@@ -200,6 +200,17 @@ void KernelEmitter::emit_launcher() {
   out_.line();
 }
 
+void KernelEmitter::emit_multi_device_constants() {
+  std::string K = names_.kernel;
+  out_.line("#ifndef __CUDACC_RTC__");
+  out_.line("constexpr int " + K + "_devices = " + std::to_string(k_.devices) + ";");
+  out_.line("constexpr unsigned " + K + "_threads = " + std::to_string(threads_) + ";");
+  out_.line("constexpr unsigned " + K + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
+  out_.line("constexpr size_t " + K + "_shared_bytes = " + std::to_string(peak_) + ";");
+  out_.line("constexpr size_t " + K + "_sync_bytes = " +
+            std::to_string(std::max<int64_t>(counter_bytes() + count_of(k_.grid) * stage_bytes_, 8)) + ";");
+}
+
 void KernelEmitter::emit_multi_device_launcher() {
   if (nvshmem()) return emit_nvshmem_launcher();
   std::string n = std::to_string(k_.devices);
@@ -209,13 +220,7 @@ void KernelEmitter::emit_multi_device_launcher() {
     std::string t = param_type(is_ref, i);
     sig += (is_ref ? t + " const" : "const " + t) + " (&" + param_name(is_ref, i) + ")[" + n + "], ";
   }
-  out_.line("#ifndef __CUDACC_RTC__");
-  out_.line("constexpr int " + K + "_devices = " + n + ";");
-  out_.line("constexpr unsigned " + K + "_threads = " + std::to_string(threads_) + ";");
-  out_.line("constexpr unsigned " + K + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
-  out_.line("constexpr size_t " + K + "_shared_bytes = " + std::to_string(peak_) + ";");
-  out_.line("constexpr size_t " + K + "_sync_bytes = " +
-            std::to_string(std::max<int64_t>(counter_bytes() + count_of(k_.grid) * stage_bytes_, 8)) + ";");
+  emit_multi_device_constants();
   out_.line("// Launches `" + K + "` on " + n + " devices at once. Every argument is indexed by device: device d runs");
   out_.line("// on CUDA device `device[d]` and stream `stream[d]` with its own parameters; `sync[d]` is");
   out_.line("// " + K + "_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be");

@@ -102,6 +102,8 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
                 const std::string& device);
   // The multi-device launcher of --devices=nvshmem: this PE's grid, by nvshmemx_collective_launch.
   void emit_nvshmem_launcher();
+  // `#ifndef __CUDACC_RTC__` and the constants of a devices(N) launcher (K_devices, K_threads, ...).
+  void emit_multi_device_constants();
 
   // devices(N) > 1: the semaphores another device may raise (every regular
   // one, and every DMA semaphore that is the destination semaphore of a

@@ -55,13 +55,7 @@ void KernelEmitter::emit_nvshmem_launcher() {
     sig += param_type(is_ref, i) + " " + param_name(is_ref, i) + ", ";
     args += "&" + param_name(is_ref, i) + ", ";
   }
-  out_.line("#ifndef __CUDACC_RTC__");
-  out_.line("constexpr int " + K + "_devices = " + n + ";");
-  out_.line("constexpr unsigned " + K + "_threads = " + std::to_string(threads_) + ";");
-  out_.line("constexpr unsigned " + K + "_blocks = " + std::to_string(count_of(k_.grid)) + ";");
-  out_.line("constexpr size_t " + K + "_shared_bytes = " + std::to_string(peak_) + ";");
-  out_.line("constexpr size_t " + K + "_sync_bytes = " +
-            std::to_string(std::max<int64_t>(counter_bytes() + count_of(k_.grid) * stage_bytes_, 8)) + ";");
+  emit_multi_device_constants();
   out_.line("// Launches `" + K + "` as device nvshmem_my_pe() of " + n + " NVSHMEM PEs (nvshmem_n_pes() must be " + n + ";");
   out_.line("// every PE calls this, as for any collective). Every ref is this PE's copy on the symmetric heap");
   out_.line("// (nvshmem_malloc, in the same order on every PE); scalars are the same on every PE. The sync");

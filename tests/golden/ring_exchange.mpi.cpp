@@ -34,6 +34,7 @@ struct ring_exchange_launch {
     for (int64_t flat = 0; flat < 4; ++flat) state(0, flat).~ring_exchange_program_state();
   }
   static void init(ring_exchange_program_state& s, int device, int64_t flat) {
+    (void)device;
     s.flat = flat;
     s.clock.init(device, flat, 4);
     s.program[0] = flat / 1 % 4;
@@ -306,7 +307,7 @@ static void ring_exchange_program(ring_exchange_launch& L, int device, ring_exch
   }
 #line 49
 }
-#line 5657 "<stdout>"
+#line 5656 "<stdout>"
 
 // A remote DMA that reached this rank (kdt_mpi.h): on its destination semaphore's list, landed.
 [[maybe_unused]] static void ring_exchange_arrival(ring_exchange_launch& L, const kdt_rt::MpiArrival& a) {

@@ -563,12 +563,7 @@ class MpiScheduler {
   // The launch was aborted while this rank waited.
   [[noreturn]] void blocked_abort(int64_t why, int device, const BlockedWait& info) {
     if (why != kAbortDeadlock) throw MpiAborted{};
-    RunError e;
-    e.code = Code::Deadlock;
-    e.message = "deadlock: no device can run; device " + std::to_string(device) + ", program " +
-                std::to_string(info.program) + ": " + info.what;
-    e.loc = info.loc;
-    throw RunFailure{std::move(e)};
+    throw RunFailure{deadlock_error(device, info)};
   }
 
   void device_main(const std::function<void(int)>& body) {

@@ -76,6 +76,16 @@ struct BlockedWait {
   int64_t program = 0;
 };
 
+// The deadlock of `device`, blocked in `info`'s wait with no device able to run.
+inline RunError deadlock_error(int device, const BlockedWait& info) {
+  RunError e;
+  e.code = Code::Deadlock;
+  e.message = "deadlock: no device can run; device " + std::to_string(device) + ", program " +
+              std::to_string(info.program) + ": " + info.what;
+  e.loc = info.loc;
+  return e;
+}
+
 // The stack a program needs beyond the runtime's own: the bytes of the
 // tiles its function declares (an upper bound on the live ones) and where
 // the largest is declared, for the diagnostic when they do not fit.
@@ -312,14 +322,7 @@ KDT_RT_API void DeviceScheduler::device_thread(int d) {
 
 KDT_RT_API void DeviceScheduler::wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
   if (ready()) return;
-  if (pooled_) {
-    RunError e;
-    e.code = Code::Deadlock;
-    e.message = "deadlock: no device can run; device " + std::to_string(device) + ", program " +
-                std::to_string(info.program) + ": " + info.what;
-    e.loc = info.loc;
-    throw RunFailure{std::move(e)};
-  }
+  if (pooled_) throw RunFailure{deadlock_error(device, info)};
   std::unique_lock<std::mutex> lock(mutex_);
   size_t d = static_cast<size_t>(device);
   state_[d] = State::Blocked;
