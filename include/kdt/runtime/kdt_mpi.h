@@ -49,7 +49,6 @@
 #include <sched.h>
 #include <time.h>
 
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -240,7 +239,6 @@ class MpiScheduler {
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    effects_ = 0;
   }
   ~MpiScheduler() {
     if (win_ != MPI_WIN_NULL) {
