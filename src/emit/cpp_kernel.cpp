@@ -361,16 +361,20 @@ void CppKernelEmitter::emit_launch_setup() {
     init += (init.empty() ? "" : ", ") + name + (is_ref && multi ? "[device]" : "");
   }
   w_.line("L.params.push_back(" + names_.kernel + "_params{" + init + "});");
-  if (options_.checks) {
-    for (const ir::Ref& r : k_.refs) {
-      if (!r.is_param) continue;
-      w_.line("L.shadows.emplace_back();");
-      w_.line("L.shadows.back().init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, " +
-              (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") +
-              (independent_ ? ", true" : "") + ");");
-    }
-  }
+  emit_param_shadows();
   w_.close();
+}
+
+// Inside the launch's loop over devices: the shadows of a device's ref parameters.
+void CppKernelEmitter::emit_param_shadows() {
+  if (!options_.checks) return;
+  for (const ir::Ref& r : k_.refs) {
+    if (!r.is_param) continue;
+    w_.line("L.shadows.emplace_back();");
+    w_.line("L.shadows.back().init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, " +
+            (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") +
+            (independent_ ? ", true" : "") + ");");
+  }
 }
 
 std::string CppKernelEmitter::stack_need() {

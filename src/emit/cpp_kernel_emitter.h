@@ -94,6 +94,8 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // result; and, for an independent kernel, the rerun of a failed
   // parallel launch on one thread.
   void emit_launch_setup();
+  // The shadows of one device's ref parameters (checks on), in the launch set-up.
+  void emit_param_shadows();
   void emit_run_programs();
   void emit_launch_result();
   void emit_rerun_wrapper();

@@ -132,14 +132,7 @@ void CppKernelEmitter::emit_mpi_launch_setup() {
   w_.line("const " + n + "_params local{" + init + "};");
   w_.open("for (int device = 0; device < " + std::to_string(k_.devices) + "; ++device) {");
   w_.line("L.params.push_back(local);");
-  if (options_.checks) {
-    for (const ir::Ref& r : k_.refs) {
-      if (!r.is_param) continue;
-      w_.line("L.shadows.emplace_back();");
-      w_.line("L.shadows.back().init(\"" + r.kd_name + "\", {" + dims_list(r.shape) + "}, " +
-              (r.starts_uninitialized ? "true" : "false") + ", " + (r.writable ? "true" : "false") + ");");
-    }
-  }
+  emit_param_shadows();
   w_.close();
   w_.line("L.scheduler.on_arrival = [&L](const kdt_rt::MpiArrival& a) { " + n + "_arrival(L, a); };");
 }

@@ -185,19 +185,25 @@ void KernelEmitter::emit_launcher() {
   out_.line("// Launches `" + names_.kernel + "` on `stream`: device pointers (row-major), scalars by value.");
   out_.line("// Returns the launch status (cudaGetLastError after the launch).");
   out_.open("inline cudaError_t " + names_.kernel + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
-  out_.line("if (cudaError_t e = kdt_cu::shared_memory_fits(\"" + k_.kd_name + "\", " + names_.kernel +
-            "_shared_bytes); e != cudaSuccess) return e;");
-  out_.open("if (" + names_.kernel + "_shared_bytes > 48 * 1024) {");
-  out_.line("cudaError_t e = cudaFuncSetAttribute(" + names_.kernel + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-            "static_cast<int>(" + names_.kernel + "_shared_bytes));");
-  out_.line("if (e != cudaSuccess) return e;");
-  out_.close();
+  emit_shared_memory_opt_in();
   out_.line(names_.kernel + "_kernel<<<dim3(" + names_.kernel + "_blocks), dim3(" + names_.kernel + "_threads), " + names_.kernel +
             "_shared_bytes, stream>>>(" + args + ");");
   out_.line("return cudaGetLastError();");
   out_.close();
   out_.line("#endif  // __CUDACC_RTC__");
   out_.line();
+}
+
+// A launcher's first lines: the dynamic shared memory fits the device, and
+// past 48 KiB the kernel opts in to it.
+void KernelEmitter::emit_shared_memory_opt_in() {
+  const std::string K = names_.kernel;
+  out_.line("if (cudaError_t e = kdt_cu::shared_memory_fits(\"" + k_.kd_name + "\", " + K + "_shared_bytes); e != cudaSuccess) return e;");
+  out_.open("if (" + K + "_shared_bytes > 48 * 1024) {");
+  out_.line("cudaError_t e = cudaFuncSetAttribute(" + K + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+            "static_cast<int>(" + K + "_shared_bytes));");
+  out_.line("if (e != cudaSuccess) return e;");
+  out_.close();
 }
 
 void KernelEmitter::emit_multi_device_constants() {

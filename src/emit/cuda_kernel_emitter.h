@@ -104,6 +104,8 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void emit_nvshmem_launcher();
   // `#ifndef __CUDACC_RTC__` and the constants of a devices(N) launcher (K_devices, K_threads, ...).
   void emit_multi_device_constants();
+  // The shared-memory check and opt-in a single-device or NVSHMEM launcher starts with.
+  void emit_shared_memory_opt_in();
 
   // devices(N) > 1: the semaphores another device may raise (every regular
   // one, and every DMA semaphore that is the destination semaphore of a

@@ -63,12 +63,7 @@ void KernelEmitter::emit_nvshmem_launcher() {
   out_.line("// zeroed on `stream` and every PE waits for every other's before its grid starts. Returns the first error.");
   out_.open("inline cudaError_t " + K + "(" + sig + "cudaStream_t stream = 0) {");
   out_.line("if (nvshmem_n_pes() != " + n + ") return cudaErrorInvalidConfiguration;");
-  out_.line("if (cudaError_t e = kdt_cu::shared_memory_fits(\"" + k_.kd_name + "\", " + K + "_shared_bytes); e != cudaSuccess) return e;");
-  out_.open("if (" + K + "_shared_bytes > 48 * 1024) {");
-  out_.line("cudaError_t e = cudaFuncSetAttribute(" + K + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-            "static_cast<int>(" + K + "_shared_bytes));");
-  out_.line("if (e != cudaSuccess) return e;");
-  out_.close();
+  emit_shared_memory_opt_in();
   out_.line("static void* sync = nullptr;");
   out_.open("if (!sync) {");
   out_.line("sync = nvshmem_malloc(" + K + "_sync_bytes);");
