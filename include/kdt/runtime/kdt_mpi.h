@@ -382,22 +382,14 @@ class MpiScheduler {
     return count();
   }
 
-  // The same inside a `while` loop (a poll): a rank that finds the value
-  // as this read last found it, having done nothing in between, is
-  // blocked until it changes, as with simulated devices.
+  // The same inside a `while` loop: a poll (poll_counter), as with
+  // simulated devices.
   template <class Count, class Land>
   int64_t poll_semaphore(int device, const void* key, const Count& count, const Land& land, int site,
                          const BlockedWait& info) {
     drain();
-    Poll& last = polls_[site];
-    if (last.counter == key && last.value == count() && last.effects == effects_) {
-      const int64_t seen = count();
-      wait_until(device, [&] { return count() != seen; }, info);
-    }
-    land();
-    const int64_t value = count();
-    last = Poll{key, value, effects_};
-    return value;
+    return poll_counter(polls_[site], key, effects_, count, land,
+                        [&](const std::function<bool()>& ready) { wait_until(device, ready, info); });
   }
 
   void note_effect(int device) {
@@ -507,11 +499,6 @@ class MpiScheduler {
 
  private:
   static constexpr MPI_Aint kTailOffset = 0, kHeadOffset = 8, kEpochOffset = 16, kAbortOffset = 24, kStatusOffset = 32;
-  struct Poll {
-    const void* counter = nullptr;
-    int64_t value = 0;
-    uint64_t effects = 0;
-  };
 
   static size_t align(size_t n) { return (n + 63) / 64 * 64; }
   size_t inbox_offset() const { return align(static_cast<size_t>(kStatusOffset) + 8 * static_cast<size_t>(devices_)); }
@@ -598,7 +585,7 @@ class MpiScheduler {
   std::vector<int> pads_;    // each rank's padding
   int64_t head_ = 0;  // inbox slots drained (only this rank drains)
   uint64_t effects_ = 0;
-  std::map<int, Poll> polls_;
+  std::map<int, PollSite> polls_;
   bool own_failure_ = false;
   RunError failure_;
 };

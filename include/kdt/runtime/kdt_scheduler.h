@@ -76,6 +76,29 @@ struct BlockedWait {
   int64_t program = 0;
 };
 
+// A polling read (sem_read inside a `while`) at one site: what it last
+// found, and the rule both schedulers apply. A read that finds the counter
+// as it last did, the device having had no effect in between, is blocked
+// (`wait_for(ready)`) until the value changes: a poll that can never end is
+// a deadlock, not a hang.
+struct PollSite {
+  const void* counter = nullptr;
+  int64_t value = 0;
+  uint64_t effects = 0;
+};
+template <class Count, class Land, class WaitFor>
+int64_t poll_counter(PollSite& last, const void* key, uint64_t effects, const Count& count, const Land& land,
+                     const WaitFor& wait_for) {
+  if (last.counter == key && last.value == count() && last.effects == effects) {
+    const int64_t seen = count();
+    wait_for([&] { return count() != seen; });
+  }
+  land();
+  const int64_t value = count();
+  last = PollSite{key, value, effects};
+  return value;
+}
+
 // The deadlock of `device`, blocked in `info`'s wait with no device able to run.
 inline RunError deadlock_error(int device, const BlockedWait& info) {
   RunError e;
@@ -187,23 +210,14 @@ class DeviceScheduler {
   }
 
   // The same inside a `while` loop, at read site `site` of semaphore `key`:
-  // a poll. When it finds the value as it did the last time, with no effect
-  // of the device in between, the device is blocked (`info`) until the
-  // value changes.
+  // a poll (poll_counter), blocked as `info` when it cannot progress.
   template <class Count, class Land>
   int64_t poll_semaphore(int device, const void* key, const Count& count, const Land& land, int site,
                          const BlockedWait& info) {
     yield(device);
     size_t d = static_cast<size_t>(device);
-    Poll& last = polls_[d][site];
-    if (last.counter == key && last.value == count() && last.effects == effects_[d]) {
-      const int64_t seen = count();
-      wait_until(device, [&] { return count() != seen; }, info);
-    }
-    land();
-    const int64_t value = count();
-    last = Poll{key, value, effects_[d]};
-    return value;
+    return poll_counter(polls_[d][site], key, effects_[d], count, land,
+                        [&](const std::function<bool()>& ready) { wait_until(device, ready, info); });
   }
 
   // A store, DMA, signal or wait by `device`: what makes a repeated read
@@ -213,11 +227,6 @@ class DeviceScheduler {
  private:
   enum class State { Ready, Running, Yielding, Blocked, Done };
   struct Aborted {};
-  struct Poll {
-    const void* counter = nullptr;
-    int64_t value = 0;
-    uint64_t effects = 0;
-  };
 
   // Lets every other device run until it blocks or finishes.
   void yield(int device);
@@ -235,7 +244,7 @@ class DeviceScheduler {
   const std::function<void(int)>* body_ = nullptr;
   std::vector<std::function<bool()>> ready_;
   std::vector<BlockedWait> blocked_;
-  std::vector<std::map<int, Poll>> polls_;  // each device's last read at each polling site
+  std::vector<std::map<int, PollSite>> polls_;  // each device's last read at each polling site
   std::vector<uint64_t> effects_;  // each device's stores, DMAs, signals and waits so far
 };
 
