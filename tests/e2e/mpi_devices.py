@@ -24,6 +24,8 @@ import tempfile
 
 import numpy as np
 
+from run_regressions import directives  # the RUN-INPUT lines, read as the regression runner reads them
+
 LIMIT_S = 300  # a run that takes longer has hung
 
 
@@ -32,11 +34,6 @@ def run(cmd):
         return subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT_S)
     except subprocess.TimeoutExpired:
         return None
-
-
-def directives(path, key):
-    with open(path) as f:
-        return [l.strip().split(":", 1)[1].strip() for l in f if l.strip().startswith("// " + key + ":")]
 
 
 def inputs_of(path, tmp):
