@@ -10,7 +10,7 @@ _kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order -
   -w --no-static-dma-checks --max-nesting --max-expression-terms
   --max-include-depth --max-literal-length --max-kernels --max-tile-bytes --max-scratch-bytes --max-ref-bytes
   --max-devices --max-programs --max-source-bytes --help"
-_kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads --cuda-debug --harness --devices --explain --version"
+_kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads --cuda-debug --cuda-tf32 --harness --devices --explain --version"
 _kdt_run="--input --random --random-all --output-dir --seed --cxx --cxxflags --portable --timeout --jobs -j -g --gdb --gdb-args --mpi -n"
 _kdt_build="--emit --xla-include --arch --cxx --cxxflags --portable"
 

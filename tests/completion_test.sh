@@ -19,10 +19,10 @@ expect() {  # expect LABEL WANTED OUTPUT
     failures=$((failures + 1))
   fi
 }
-# The options a help text names (not `--max-...=N`, the generic form, nor `-march=native` from prose).
+# The options a help text names (not `--max-...=N`, the generic form, nor `-march=native` or `-O0` from prose).
 options_of() {
-  "$kdt" "$@" --help | grep -oE '(^|[ ,[])--?[A-Za-z][A-Za-z-]*[A-Za-z]' | sed 's/^[ ,[]//' | sort -u |
-    grep -vxE -- '--max|-march'
+  "$kdt" "$@" --help | grep -oE '(^|[ ,[])--?[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]' | sed 's/^[ ,[]//' | sort -u |
+    grep -vxE -- '--max|-march|-O0'
 }
 for option in $(options_of); do
   case $option in --max-|-march|--stdio|--input|--random|--random-all|--output-dir|--seed|--cxx|--cxxflags|--portable|--timeout|--jobs|--gdb|--gdb-args|--mpi|--xla-include) continue ;; esac

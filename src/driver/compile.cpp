@@ -200,6 +200,7 @@ int run_transpile(const Options& options) {
         cuda.arch = options.arch;
         cuda.threads = options.threads;
         cuda.debug = options.cuda_debug;
+        cuda.tf32 = options.cuda_tf32;
         cuda.nvshmem = options.devices == "nvshmem";
         cuda.input_name = c->sources.file(1).path;
         cuda.output_name = options.output == "-" ? "<stdout>" : options.output;

@@ -43,6 +43,7 @@ po::options_description describe() {
     ("arch", po::value<std::string>()->value_name("SM"), "compiled-path target: sm_80, sm_90, ... (default sm_90)")
     ("threads", po::value<int>()->value_name("N"), "threads per block on the compiled path (default 128)")
     ("cuda-debug", po::bool_switch(), "compiled path: bound every wait; a hang becomes a trap naming its KD statement")
+    ("cuda-tf32", po::bool_switch(), "compiled path: `dot` over f32 on tensor cores in TF32 (exact f32 otherwise)")
     ("harness", po::bool_switch(), "with --emit=cpp: add a main() that reads and writes .npy files")
     ("devices", po::value<std::string>()->value_name("MODE"),
      "simulated (default: every device a thread of one process); with --emit=cpp, mpi (each device an MPI rank; "
@@ -389,6 +390,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options& out) {
     return fail("invalid value '" + out.arch + "' for --arch; expected sm_80, sm_90, ...");
   }
   out.cuda_debug = vm["cuda-debug"].as<bool>();
+  out.cuda_tf32 = vm["cuda-tf32"].as<bool>();
   if (vm.count("threads")) {
     out.threads = vm["threads"].as<int>();
     if (out.threads < 1 || out.threads > 1024) return fail("--threads must be between 1 and 1024");

@@ -209,6 +209,7 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   std::string mesh_coordinate(const Expr&, size_t, const std::string& c) override { return c; }
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
+  int mma_step(DType in, DType acc) const;
   void transpose(const Expr& e, const std::string& name) override;
   std::string reshape(const Expr& e, const std::string& name) override;
   void tile_slice(const Expr& e, const std::string& name) override;

@@ -220,13 +220,34 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
   }
 }
 
+// Issue 19, item 8: the K of one tensor-core step for `dot` over `in`
+// giving `acc`, or 0 where `dot` stays a per-thread loop (an arch before
+// sm_80, an f32 `dot` without --cuda-tf32, other dtypes).
+int KernelEmitter::mma_step(DType in, DType acc) const {
+  if (arch_ < 80) return 0;
+  if ((in == DType::BF16 || in == DType::F16) && acc == DType::F32) return 16;
+  if ((in == DType::I8 || in == DType::U8) && acc == DType::I32) return 16;
+  if (in == DType::F32 && acc == DType::F32 && options_.tf32) return 8;
+  return 0;
+}
+
 void KernelEmitter::dot(const Expr& e, const std::string& name) {
   const DotOperands d = begin_dot(e, name);
   const std::string &ap = d.a, &bp = d.b, &acc_t = d.acc_t;
   const int64_t M = d.M, K = d.K, N = d.N;
   auto widen = [&](const std::string& v) { return CLikeEmitter::widen(e, d, v, false); };
-  // Each thread computes whole output elements from shared memory.
+  const int64_t step = mma_step(d.in, e.type.dtype);
+  const bool mma = step > 0 && M % 16 == 0 && N % 16 == 0 && K % step == 0 && threads_ % 32 == 0;
   w_.line("__syncthreads();");
+  if (mma) {
+    // Whole warps compute 16x16 output tiles on tensor cores; operands that
+    // are not 32-byte aligned (a view into a global ref) take the loop below.
+    w_.open("if (kdt_cu::dot_mma_aligned(" + ap + ", " + bp + ", " + name + ")) {");
+    w_.line("kdt_cu::dot_mma<" + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) + ">(" + ap +
+            ", " + bp + ", " + name + ");");
+    w_.reopen("} else {");
+  }
+  // Each thread computes whole output elements, K in order.
   w_.open("for (int64_t o_ = kdt_tid; o_ < " + std::to_string(M * N) + "; o_ += kdt_nt) {");
   w_.line("const int64_t r_ = o_ / " + std::to_string(N) + ", c_ = o_ % " + std::to_string(N) + ";");
   w_.line(acc_t + " acc_ = " + acc_t + "();");
@@ -235,6 +256,7 @@ void KernelEmitter::dot(const Expr& e, const std::string& name) {
           "));");
   w_.line(name + "[o_] = acc_;");
   w_.close();
+  if (mma) w_.close();
   w_.line("__syncthreads();");
 }
 

@@ -6,7 +6,8 @@
 //   cuda_nvcc_sm90 / cuda_nvcc_sm80 — every emitted sample compiles with
 //                    `nvcc -c` for that arch with all warnings as errors.
 //   cuda_ptx       — --emit=ptx (NVRTC or nvcc) assembles with ptxas, and the
-//                    lowerings are checked on the PTX text.
+//                    lowerings are checked on the PTX text (and the
+//                    tensor-core `dot` on the SASS where cuobjdump exists).
 //   cuda_link      — a host program using the launcher API links against cudart.
 // The nvcc suites print "CUDA-SKIPPED" (ctest reports them as skipped) when
 // nvcc is absent.
@@ -443,6 +444,46 @@ TEST_SUITE("cuda_emit") {
     // The C++ path gives the same bits: tests/e2e/regressions/asm_i8_sign.kd.
   }
 
+  // Issue 19, item 8: `dot` over f16/bf16 (f32 result) and i8/u8 (i32) runs
+  // on tensor cores on sm_80 and later, f32 only with --cuda-tf32; shapes
+  // that are not multiples of 16, blocks of partial warps and older archs
+  // keep the per-thread loop, which also serves unaligned operands.
+  TEST_CASE("dot runs on tensor cores where it applies (issue 19, item 8)") {
+    TempDir tmp;
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      CAPTURE(arch);
+      REQUIRE(emit(sample("mixed_precision"), "cuda", arch, tmp.file("mp.cu")) == 0);
+      std::string mp = read_text(tmp.file("mp.cu"));
+      CHECK(mp.find("kdt_cu::dot_mma<16, 64, 128>(") != std::string::npos);  // bf16, BM x K x N
+      CHECK(mp.find("kdt_cu::dot_mma<16, 32, 64>(") != std::string::npos);   // i8, IBM x IBK x IN
+      CHECK(mp.find("if (kdt_cu::dot_mma_aligned(") != std::string::npos);
+    }
+    REQUIRE(emit(sample("mixed_precision"), "cuda", "sm_75", tmp.file("mp75.cu")) == 0);
+    CHECK(read_text(tmp.file("mp75.cu")).find("kdt_cu::dot_mma<") == std::string::npos);
+    // f32: exact by default, TF32 when asked.
+    RunResult exact = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("matmul")));
+    RunResult tf32 = run_kdt("--emit=cuda --arch=sm_90 --cuda-tf32 " + shell_quote(sample("matmul")));
+    REQUIRE(exact.status == 0);
+    REQUIRE(tf32.status == 0);
+    CHECK(exact.out.find("kdt_cu::dot_mma<") == std::string::npos);
+    CHECK(tf32.out.find("kdt_cu::dot_mma<64, 64, 32>(a, b, ") != std::string::npos);
+    // An 8x8 bf16 dot and a block of 48 threads keep the loop.
+    kdt::test::write_text(tmp.file("small.kd"), R"KD(
+kernel small(a: in bf16[8, 16] @global, b: in bf16[16, 8] @global, c: out f32[8, 8] @global) grid(1) {
+    c[...] = dot(a[...], b[...]);
+}
+kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: out f32[16, 16] @global)
+    grid(1) threads(48)
+{
+    c[...] = dot(a[...], b[...]);
+}
+)KD");
+    RunResult small = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(tmp.file("small.kd")));
+    REQUIRE(small.status == 0);
+    CHECK(small.out.find("kdt_cu::dot_mma<") == std::string::npos);
+    CHECK(small.out.find("acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(") != std::string::npos);
+  }
+
   TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {
     // Hide the toolchain through the documented switch.
     TempDir tmp;
@@ -505,6 +546,35 @@ TEST_SUITE("cuda_ptx") {
       CHECK(plain.out.find("%globaltimer") == std::string::npos);
       CHECK(debug.out.find("%globaltimer") != std::string::npos);
     }
+  }
+
+  // Issue 19, item 8: the tensor-core `dot` in PTX (wmma.mma.sync) and,
+  // where cuobjdump is installed, in SASS (HMMA for floats, IMMA for i8).
+  TEST_CASE("dot on tensor cores: wmma.mma.sync in the PTX, HMMA/IMMA in the SASS") {
+    std::string nvcc = nvcc_or_skip();
+    if (nvcc.empty()) return;
+    TempDir tmp;
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      CAPTURE(arch);
+      REQUIRE(emit(sample("mixed_precision"), "ptx", arch, tmp.file("mp.ptx")) == 0);
+      std::string mp = read_text(tmp.file("mp.ptx"));
+      CHECK(mp.find("wmma.mma.sync.aligned.row.row.m16n16k16.f32.bf16.bf16.f32") != std::string::npos);
+      CHECK(mp.find("wmma.mma.sync.aligned.row.row.m16n16k16.s32.s8.s8.s32") != std::string::npos);
+      RunResult tf32 = run_kdt("--emit=ptx --cuda-tf32 --arch=" + std::string(arch) + " " + shell_quote(sample("matmul")));
+      REQUIRE(tf32.status == 0);
+      CHECK(tf32.out.find("wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32") != std::string::npos);
+    }
+    std::string cuobjdump = find_tool("cuobjdump");
+    if (cuobjdump.empty()) {
+      MESSAGE("cuobjdump not found: the SASS check (HMMA/IMMA) is skipped; the PTX check above ran");
+      return;
+    }
+    REQUIRE(emit(sample("mixed_precision"), "cuda", "sm_90", tmp.file("mp.cu")) == 0);
+    REQUIRE(sh(nvcc + " -std=c++17 -arch=sm_90 -c " + tmp.file("mp.cu") + " -o " + tmp.file("mp.o")) == 0);
+    REQUIRE(sh(cuobjdump + " -sass " + tmp.file("mp.o") + " > " + tmp.file("mp.sass")) == 0);
+    std::string sass = read_text(tmp.file("mp.sass"));
+    CHECK(sass.find("HMMA") != std::string::npos);
+    CHECK(sass.find("IMMA") != std::string::npos);
   }
 
   TEST_CASE("lowerings on the PTX") {

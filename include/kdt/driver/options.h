@@ -34,6 +34,7 @@ struct Options {
   std::string arch = "sm_90";
   int threads = 128;
   bool cuda_debug = false;  // --cuda-debug
+  bool cuda_tf32 = false;   // --cuda-tf32
   bool harness = false;
   std::string devices = "simulated";  // --devices: simulated or mpi (issue 20)
   bool checks = true;

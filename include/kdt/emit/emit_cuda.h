@@ -23,6 +23,10 @@ struct CudaEmitOptions {
   // Issue 20 (--devices=nvshmem): a devices(N) kernel runs one PE per
   // device, launched with nvshmemx_collective_launch (kdt_cuda_nvshmem.h).
   bool nvshmem = false;
+  // --cuda-tf32 (issue 19, item 8): `dot` over f32 runs on tensor cores in
+  // TF32 (inputs rounded to 10 mantissa bits, f32 accumulation). Off by
+  // default: exact f32, as the C++ path.
+  bool tf32 = false;
 };
 
 // Why `kernel` cannot have a CUDA XLA FFI handler ("" when it can).

@@ -6,6 +6,7 @@
 //   kdt_cuda_ops.h   dtypes, casts, operators, math, block reductions
 //   kdt_cuda_dma.h   atomic accumulation, DMA queues, bulk copies, mbarriers
 //   kdt_cuda_sync.h  semaphores between devices, the multi-device launch
+//   kdt_cuda_mma.h   `dot` on tensor cores (warp matrix functions)
 // A classic guard (not #pragma once): in generated files this is the main file,
 // and several generated files may be included into one translation unit.
 #ifndef KDT_RUNTIME_CUDA_KDT_CUDA_H_
@@ -43,5 +44,6 @@ typedef unsigned long long uintptr_t;
 #include "kdt_cuda_ops.h"
 #include "kdt_cuda_dma.h"
 #include "kdt_cuda_sync.h"
+#include "kdt_cuda_mma.h"
 
 #endif  // KDT_RUNTIME_CUDA_KDT_CUDA_H_
