@@ -62,7 +62,7 @@ class Printer {
     for (const Ref& r : k_.refs) {
       out_ << "  " << (r.is_param ? "param " : "scratch ") << "%" << r.name << ": "
            << type_string(Type::ref(r.dtype, r.shape, r.space));
-      if (r.is_param) out_ << (r.writable ? (r.is_output ? " out" : "") : " in");
+      if (r.is_param) out_ << (!r.writable ? " in" : !r.is_output ? "" : r.starts_uninitialized ? " out" : " inout");
       out_ << "\n";
     }
     for (const ScalarParam& s : k_.scalars) out_ << "  param %" << s.name << ": " << dtype_name(s.dtype) << "\n";
