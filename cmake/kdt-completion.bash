@@ -4,7 +4,7 @@
 # finds it; or `source` it. tests/completion_test.sh keeps the option lists
 # in step with `kdt --help`.
 
-_kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order --diagnostics-format
+_kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order --flush-subnormal-adds --diagnostics-format
   --diagnostics-file --color --Werror -Werror -Wall -Wextra -Wno-error -Wunused-binding -Wno-unused-binding
   -Wasm-cross-lane -Wno-asm-cross-lane -Werror=unused-binding -Werror=asm-cross-lane --warning
   -w --no-static-dma-checks --max-nesting --max-expression-terms

@@ -38,6 +38,7 @@ std::string build_help_text() {
          "  --kernel NAME               only this kernel (default: all)\n"
          "  -D NAME=VALUE, -I DIR       as for kdt\n"
          "  --no-checks                 leave the run-time checks out\n"
+         "  --flush-subnormal-adds      f32 add=true DMAs into @global flush subnormals, as on the GPU\n"
          "  --cxx COMPILER, --cxxflags=FLAGS, --portable   as for kdt run\n"
          "  --diagnostics-format=text|json|sarif, --diagnostics-file=PATH, --color=WHEN, -Werror, -w, --max-...=N\n"
          "  -h, --help                  print this help and exit\n\n"
@@ -159,6 +160,7 @@ int build_main(const std::vector<std::string>& raw) {
     if (!discharge_module(module, c->diags) || c->diags.has_errors()) return finish(1);
     CppEmitOptions cpp;
     cpp.checks = common.checks;
+    cpp.flush_subnormal_adds = common.flush_subnormal_adds;
     cpp.input_name = c->sources.file(1).path;
     cpp.separate_runtime = true;
     cpp.binding = binding;

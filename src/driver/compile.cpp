@@ -169,6 +169,7 @@ int run_transpile(const Options& options) {
         if (options.emit != EmitKind::Ir && options.emit != EmitKind::DischargedIr) {
           CppEmitOptions cpp;
           cpp.checks = options.checks;
+          cpp.flush_subnormal_adds = options.flush_subnormal_adds;
           cpp.harness = options.harness && options.emit == EmitKind::Cpp;
           cpp.binding = options.emit == EmitKind::CApi ? "c-api" : options.emit == EmitKind::XlaFfi ? "xla-ffi" : "";
           cpp.input_name = c->sources.file(1).path;

@@ -224,7 +224,9 @@ void add_option_group(po::options_description& d, OptionGroup group) {
         ("dma-mode", po::value<std::string>()->value_name("MODE"), "when DMA data moves: eager or on_wait (default)")
         ("dma-order", po::value<std::string>()->value_name("ORDER"),
          "which DMA a wait retires: fifo (default), lifo or shuffle")
-        ("program-order", po::value<std::string>()->value_name("ORDER"), "forward (default), reverse or shuffle");
+        ("program-order", po::value<std::string>()->value_name("ORDER"), "forward (default), reverse or shuffle")
+        ("flush-subnormal-adds", po::bool_switch(),
+         "f32 add=true DMAs into @global flush subnormal inputs and results to zero, as every GPU route does");
       break;
     case OptionGroup::Diagnostics:
       d.add_options()
@@ -262,6 +264,7 @@ bool read_option_group(const po::variables_map& vm, OptionGroup group, Options& 
       return true;
     case OptionGroup::RunModel:
       out.checks = !vm["no-checks"].as<bool>();
+      out.flush_subnormal_adds = vm["flush-subnormal-adds"].as<bool>();
       out.run_defaults_given = vm.count("dma-mode") || vm.count("dma-order") || vm.count("program-order");
       if (vm.count("dma-mode")) {
         static const std::map<std::string, std::string> modes = {{"eager", "eager"}, {"on_wait", "on_wait"}};

@@ -204,6 +204,7 @@ int run_main(const std::vector<std::string>& args) {
   }
   CppEmitOptions cpp;
   cpp.checks = common.checks;
+  cpp.flush_subnormal_adds = common.flush_subnormal_adds;
   cpp.harness = true;
   cpp.input_name = c->sources.file(1).path;
   cpp.separate_runtime = true;

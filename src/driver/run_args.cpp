@@ -54,6 +54,7 @@ std::string run_help_text() {
          "  --dma-mode=eager|on_wait    when DMA data moves (default on_wait)\n"
          "  --dma-order=fifo|lifo|shuffle   which DMA a wait retires (default fifo)\n"
          "  --program-order=forward|reverse|shuffle   order of a device's programs (default forward)\n"
+         "  --flush-subnormal-adds      f32 add=true DMAs into @global flush subnormals, as on the GPU\n"
          "  --diagnostics-format=text|json|sarif, --diagnostics-file=PATH, --color=WHEN\n"
          "  -Werror, -w, --max-...=N    as for kdt (see kdt --help)\n"
          "  -h, --help                  print this help and exit\n\n"

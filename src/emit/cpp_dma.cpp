@@ -51,6 +51,9 @@ std::string CppKernelEmitter::copy_run(int site, const std::string& dst, const s
     // Atomic with the other ranks' additions into the same elements.
     return "L.scheduler.accumulate(d.dst_device, " + dst + ", " + src + ", int64_t{" + count + "});";
   }
+  if (d.add && options_.flush_subnormal_adds && d.dtype == DType::F32 && k_.refs[d.dst.ref].space == MemSpace::Global) {
+    return "kdt_rt::add_run_flushing(" + dst + ", " + src + ", int64_t{" + count + "});";
+  }
   if (d.add) return "kdt_rt::add_run(" + dst + ", " + src + ", int64_t{" + count + "});";
   if (mpi_ && remote_sites_.count(site)) {
     return "L.scheduler.put(d.dst_device, " + dst + ", " + src + ", " + count + " * sizeof(" + type + "));";

@@ -35,6 +35,38 @@ bool KernelEmitter::rows_divisible(const ir::View& src, const ir::View& dst, siz
   return true;
 }
 
+size_t KernelEmitter::dma_tail(const ir::Stmt& s, int64_t* row_bytes) const {
+  const Shape shape = s.src->shape();
+  const size_t rank = shape.size();
+  size_t tail = std::min(s.src->contiguous_tail(k_.refs[s.src->ref].shape), s.dst->contiguous_tail(k_.refs[s.dst->ref].shape));
+  if (rank == 0) tail = 0;
+  int64_t chunk = 1;
+  for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
+  *row_bytes = chunk * elem_size(k_.refs[s.src->ref].dtype);
+  return tail;
+}
+
+bool KernelEmitter::bulk_add_eligible(const ir::Stmt& s) const {
+  const ir::Ref& sr = k_.refs[s.src->ref];
+  const ir::Ref& dr = k_.refs[s.dst->ref];
+  if (!use_bulk() || s.src_sem || multi_device() || !bar_off_.count(s.sem.sem) || !bulk_add_dtype(sr.dtype)) return false;
+  if (sr.space != MemSpace::Shared || dr.space != MemSpace::Global) return false;
+  int64_t row_bytes = 0;
+  const size_t tail = dma_tail(s, &row_bytes);
+  if (!rows_divisible(*s.src, *s.dst, tail, row_bytes, 16)) return false;
+  // Row 0's address modulo 16 is the base's plus every start's offset.
+  for (const ir::View* v : {&*s.src, &*s.dst}) {
+    const ir::Ref& r = k_.refs[v->ref];
+    const std::vector<int64_t> st = row_major_strides(r.shape);
+    for (size_t d = 0; d < v->dims.size(); ++d) {
+      const int64_t step = st[d] * elem_size(r.dtype);
+      const int64_t fixed = v->dims[d].static_start * step;
+      if (fixed % 16 != 0 || (v->dims[d].start && step % 16 != 0)) return false;
+    }
+  }
+  return true;
+}
+
 void KernelEmitter::dma_start(const ir::Stmt& s) {
   const ir::View& src = *s.src;
   const ir::View& dst = *s.dst;
@@ -58,14 +90,12 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     if (g2s && !s.add) kind = G2S;
     else if (s2g && !s.add) kind = S2G;
     // Peers may add into the same memory with system-scope atomics.
-    else if (s2g && s.add && bulk_add_dtype(t) && !multi_device()) kind = S2GAdd;
+    else if (s2g && s.add && bulk_add_dtype(t) && !multi_device() && !atomic_add_refs_.count(dst.ref)) kind = S2GAdd;
   }
   size_t rank = shape.size();
-  size_t tail = std::min(src.contiguous_tail(sr.shape), dst.contiguous_tail(dr.shape));
-  if (rank == 0) tail = 0;
-  int64_t chunk = 1;
-  for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
-  int64_t row_bytes = chunk * esize;
+  int64_t row_bytes = 0;
+  const size_t tail = dma_tail(s, &row_bytes);
+  const int64_t chunk = row_bytes / esize;
   // Row 0 is checked for alignment at run time; the other rows differ from
   // it by multiples of the outer strides, checked here. A bulk copy into
   // shared memory always fits one mbarrier phase (2^20-1 bytes): no block

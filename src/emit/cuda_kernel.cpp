@@ -58,6 +58,12 @@ bool KernelEmitter::emit() {
     }
   });
   layout_state();
+  ir::for_each_stmt(k_.body, [&](const ir::Stmt& st) {
+    if (st.kind == ir::StmtKind::DmaStart && st.add && k_.refs[st.dst->ref].space == MemSpace::Global &&
+        !bulk_add_eligible(st)) {
+      atomic_add_refs_.insert(st.dst->ref);
+    }
+  });
   emit_body();
   const int64_t limit = kdt_cu::max_shared_per_block(arch_);
   if (peak_ > limit) {

@@ -222,6 +222,17 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // Whether every row of a DMA can move in `width`-byte pieces: the row
   // length and both views' outer strides are multiples of `width` bytes.
   bool rows_divisible(const ir::View& src, const ir::View& dst, size_t tail, int64_t row_bytes, int64_t width) const;
+  // The contiguous innermost dimensions a DMA's rows span, and their bytes.
+  size_t dma_tail(const ir::Stmt& s, int64_t* row_bytes) const;
+  // Issue 19, item 6: an add=true DMA into @global goes to the bulk reduce
+  // engine (async proxy) or to atomics (generic proxy); the two must not
+  // meet on the same elements in one launch. A ref takes the bulk reduce
+  // only if every add=true DMA into it can, with a run-time alignment test
+  // that gives the same answer for all of them (static offsets aligned to
+  // 16 bytes, dynamic starts only where a step moves 16-byte multiples):
+  // then it depends on the ref's base alone. Otherwise all go to atomics.
+  bool bulk_add_eligible(const ir::Stmt& s) const;
+  std::set<int> atomic_add_refs_;
   void dma_start(const ir::Stmt& s) override;
   // A remote DMA's source has been read: its `src_sem` completes now.
   // The cooperative path of a DMA: the whole block copies (or accumulates,

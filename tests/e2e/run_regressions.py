@@ -4,6 +4,7 @@
 Each file states what it must produce, in comment lines:
     // RUN-INPUT: NAME DTYPE = PYTHON-LITERAL     (zero or more)
     // RUN-EXPECT: NAME = PYTHON-LITERAL           (one or more)
+    // RUN-ARGS: OPTIONS                          (optional: more `kdt run` options)
 The expected values are written by hand in the file, not computed by kdt.
 Each file runs in every --program-order and --dma-mode (DMA order fifo),
 and in four more runs with the lifo and shuffle DMA orders.
@@ -51,6 +52,8 @@ def main():
             with tempfile.TemporaryDirectory() as tmp:
                 cmd = [kdt, "run", path, "--random-all", "--output-dir", os.path.join(tmp, "out"),
                        "--program-order", order, "--dma-mode", mode, "--dma-order", dma_order]
+                for args in directives(path, "RUN-ARGS"):
+                    cmd += args.split()
                 for spec in directives(path, "RUN-INPUT"):
                     lhs, value = spec.split("=", 1)
                     pname, dtype = lhs.split()

@@ -56,7 +56,8 @@ std::string sample(const std::string& name) {
 const std::vector<std::string> kCudaRegressions = {"tests/e2e/regressions/scalar_asm_laneid",
                                                    "tests/e2e/regressions/asm_i8_sign",
                                                    "tests/e2e/regressions/bf16_from_i64",
-                                                   "tests/e2e/regressions/many_in_flight"};
+                                                   "tests/e2e/regressions/many_in_flight",
+                                                   "tests/e2e/regressions/subnormal_adds"};
 
 int sh(const std::string& cmd) {
   int raw = std::system(cmd.c_str());
@@ -482,6 +483,22 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
     REQUIRE(small.status == 0);
     CHECK(small.out.find("kdt_cu::dot_mma<") == std::string::npos);
     CHECK(small.out.find("acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(") != std::string::npos);
+  }
+
+  // Issue 19, item 6: add=true DMAs into one global ref all take the bulk
+  // reduce engine or all take atomics, never both in one launch.
+  TEST_CASE("add=true DMAs into one ref do not mix the bulk reduce and atomics (issue 19, item 6)") {
+    RunResult flagship = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("accumulate_blocks")));
+    REQUIRE(flagship.status == 0);
+    CHECK(flagship.out.find("kdt_cu::bulk_s2g_add(out + ") != std::string::npos);
+    // partial_accumulate adds into `stats` straight from a global ref (no
+    // bulk reduce for global -> global: atomics), so its adds from shared
+    // scratch into rows 4 and 5, which alone could be bulk reduces, take
+    // atomics too.
+    RunResult partial = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("partial_accumulate")));
+    REQUIRE(partial.status == 0);
+    CHECK(partial.out.find("kdt_cu::bulk_s2g_add(stats") == std::string::npos);
+    CHECK(partial.out.find("kdt_cu::atomic_add(&stats[(5) * 32 + (i") != std::string::npos);
   }
 
   TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {

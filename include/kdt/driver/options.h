@@ -38,6 +38,7 @@ struct Options {
   bool harness = false;
   std::string devices = "simulated";  // --devices: simulated or mpi (issue 20)
   bool checks = true;
+  bool flush_subnormal_adds = false;  // --flush-subnormal-adds (issue 19, item 6)
   std::string dma_mode = "on_wait";
   std::string dma_order = "fifo";
   std::string program_order = "forward";

@@ -9,6 +9,10 @@ namespace kdt {
 
 struct CppEmitOptions {
   bool checks = true;    // run-time checks (--no-checks leaves them out)
+  // --flush-subnormal-adds: an f32 add=true DMA into @global flushes
+  // subnormal inputs and results to zero, as atom/red.add.f32 and the bulk
+  // reduce engine do on every GPU route (docs/cuda.md).
+  bool flush_subnormal_adds = false;
   bool harness = false;  // add a main() that reads and writes .npy files
   std::string input_name;  // for the header comment
   // The emitted file's own name, for the `#line` directives that return

@@ -5,6 +5,7 @@
 #define KDT_RUNTIME_KDT_DMA_H
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -39,6 +40,14 @@ inline void add_run(T* dst, const T* src, int64_t n) {
   } else {
     for (int64_t j = 0; j < n; ++j) dst[j] = op_add(dst[j], src[j]);
   }
+}
+
+// add_run for f32 under --flush-subnormal-adds: as a GPU adds into global
+// memory (atom/red.add.f32 and cp.reduce.async.bulk .add.f32 flush
+// subnormal inputs and results to sign-preserving zero).
+inline float flush_subnormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+inline void add_run_flushing(float* dst, const float* src, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = flush_subnormal(op_add(flush_subnormal(dst[j]), flush_subnormal(src[j])));
 }
 
 struct RefShadow;
