@@ -179,8 +179,9 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     for (size_t i = 0; i < rank - tail; ++i) w_.close();
     if (kind != G2S) w_.line("kdt_cu::bulk_commit();");
     w_.close();
+    // A bulk store is the program's next bulk group (every thread counts it).
     w_.line("kdt_cu::dma_push(" + q + ", " + std::string(kind == G2S ? "1" : "2") + ", " +
-            site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
+            site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + (kind == G2S ? "" : ", ++kdt_bulk_groups") + ");");
     count_unwaited(s.sem.sem, q, bytes, true);
     w_.reopen("} else {");
   }

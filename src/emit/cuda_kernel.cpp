@@ -305,6 +305,9 @@ void KernelEmitter::emit_body() {
       }
     }
   }
+  // The bulk groups (shared -> global bulk copies and reduces) this program
+  // has committed: a wait for one lets the younger ones stay in flight.
+  w_.line("[[maybe_unused]] unsigned kdt_bulk_groups = 0;");
   for (const auto& staged_sem : staging_) emit_stage_apply(staged_sem.first);
   if (!bar_off_.empty()) {
     w_.open("if (kdt_tid == 0) {");

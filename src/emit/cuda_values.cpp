@@ -65,7 +65,8 @@ void KernelEmitter::dma_wait(const ir::Stmt& s) {
   std::string bars = bar_off_.count(s.sem.sem)
                          ? "kdt_bar_" + names_.sems[s.sem.sem] + " + " + sem_index(s.sem) + " * " + std::to_string(queue_cap(s.sem.sem) * kMbarBytes)
                          : "nullptr";
-  w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ", " + site(s, "dma_wait on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
+  w_.line("kdt_cu::dma_retire(" + q + ", " + bars + ", " + site(s, "dma_wait on `" + k_.sems[s.sem.sem].kd_name + "`") +
+          ", kdt_bulk_groups);");
   count_unwaited(s.sem.sem, q, s.bytes, false);
 }
 

@@ -19,6 +19,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
   unsigned char* const kdt_bar_loaded = kdt_smem + 132096;
   kdt_cu::DmaQueue<1> kdt_q_stored[1] = {};
   unsigned char* const kdt_bar_stored = kdt_smem + 132224;
+  [[maybe_unused]] unsigned kdt_bulk_groups = 0;
   if (kdt_tid == 0) {
     for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 132096 + 8 * b_);
     for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 132224 + 8 * b_);
@@ -76,7 +77,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
     }
 #line 19
   }
-  kdt_cu::dma_retire(kdt_q_loaded[0], kdt_bar_loaded + 0 * 8, "samples/accumulate_blocks.kd:20:5: dma_wait on `loaded`");
+  kdt_cu::dma_retire(kdt_q_loaded[0], kdt_bar_loaded + 0 * 8, "samples/accumulate_blocks.kd:20:5: dma_wait on `loaded`", kdt_bulk_groups);
   __syncthreads();
 #line 21
   for (int64_t e2_ = kdt_tid; e2_ < 32768; e2_ += kdt_nt) {
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
 #line 22
       }
 #line 22
-      kdt_cu::dma_push(kdt_q_stored[0], 2, "samples/accumulate_blocks.kd:22:5: dma_start on `stored`");
+      kdt_cu::dma_push(kdt_q_stored[0], 2, "samples/accumulate_blocks.kd:22:5: dma_start on `stored`", ++kdt_bulk_groups);
 #line 22
     } else {
 #line 22
@@ -141,9 +142,9 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
     }
 #line 22
   }
-  kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 8, "samples/accumulate_blocks.kd:23:5: dma_wait on `stored`");
+  kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 8, "samples/accumulate_blocks.kd:23:5: dma_wait on `stored`", kdt_bulk_groups);
 }
-#line 1120 "<stdout>"
+#line 1142 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned accumulate_blocks_threads = 128;

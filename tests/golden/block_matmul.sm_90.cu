@@ -29,6 +29,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   unsigned char* const kdt_bar_b_sems = kdt_smem + 83072;
   kdt_cu::DmaQueue<1> kdt_q_c_sems[2] = {};
   unsigned char* const kdt_bar_c_sems = kdt_smem + 83200;
+  [[maybe_unused]] unsigned kdt_bulk_groups = 0;
   if (kdt_tid == 0) {
     for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 82944 + 8 * b_);
     for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 83072 + 8 * b_);
@@ -270,14 +271,14 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
     if (a_incoming) {
 #line 18
-      kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 8, "samples/block_matmul.kd:18:39: dma_wait on `a_sems`");
+      kdt_cu::dma_retire(kdt_q_a_sems[(a_slot)], kdt_bar_a_sems + (a_slot) * 8, "samples/block_matmul.kd:18:39: dma_wait on `a_sems`", kdt_bulk_groups);
 #line 18
       a_incoming = false;
 #line 18
     }
     if (b_incoming) {
 #line 19
-      kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 8, "samples/block_matmul.kd:19:39: dma_wait on `b_sems`");
+      kdt_cu::dma_retire(kdt_q_b_sems[(b_slot)], kdt_bar_b_sems + (b_slot) * 8, "samples/block_matmul.kd:19:39: dma_wait on `b_sems`", kdt_bulk_groups);
 #line 19
       b_incoming = false;
 #line 19
@@ -611,7 +612,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
           }
 #line 20
-          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 2, "samples/block_matmul.kd:20:40: dma_start on `c_sems`");
+          kdt_cu::dma_push(kdt_q_c_sems[(c_slot)], 2, "samples/block_matmul.kd:20:40: dma_start on `c_sems`", ++kdt_bulk_groups);
 #line 20
         } else {
 #line 20
@@ -641,7 +642,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
       if (c_writing) {
 #line 20
-        kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 8, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
+        kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 8, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`", kdt_bulk_groups);
 #line 20
       }
 #line 20
@@ -660,12 +661,12 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 21
   if (c_writing) {
 #line 20
-    kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 8, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`");
+    kdt_cu::dma_retire(kdt_q_c_sems[(kdt_cu::op_sub(int32_t(1), c_slot))], kdt_bar_c_sems + (kdt_cu::op_sub(int32_t(1), c_slot)) * 8, "samples/block_matmul.kd:20:40: dma_wait on `c_sems`", kdt_bulk_groups);
 #line 20
   }
 #line 27
 }
-#line 1642 "<stdout>"
+#line 1664 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;

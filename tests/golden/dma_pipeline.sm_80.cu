@@ -22,6 +22,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
   kdt_cu::DmaQueue<1> kdt_q_out_sem[2] = {};
   unsigned char* const kdt_bar_out_sem = kdt_smem + 132224;
   int32_t kdt_sem_stored[1] = {};
+  [[maybe_unused]] unsigned kdt_bulk_groups = 0;
   if (kdt_tid == 0) {
     for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 132096 + 8 * b_);
     for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 132224 + 8 * b_);
@@ -151,10 +152,10 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 38
     }
 #line 40
-    kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 8, "samples/dma_pipeline.kd:40:9: dma_wait on `in_sem`");
+    kdt_cu::dma_retire(kdt_q_in_sem[(slot)], kdt_bar_in_sem + (slot) * 8, "samples/dma_pipeline.kd:40:9: dma_wait on `in_sem`", kdt_bulk_groups);
 #line 43
     if ((t >= int32_t(2))) {
-      kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 8, "samples/dma_pipeline.kd:44:13: dma_wait on `out_sem`");
+      kdt_cu::dma_retire(kdt_q_out_sem[(slot)], kdt_bar_out_sem + (slot) * 8, "samples/dma_pipeline.kd:44:13: dma_wait on `out_sem`", kdt_bulk_groups);
 #line 44
     }
 #line 47
@@ -211,14 +212,14 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 33
   }
 #line 54
-  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(0))], kdt_bar_out_sem + (int32_t(0)) * 8, "samples/dma_pipeline.kd:54:5: dma_wait on `out_sem`");
-  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(1))], kdt_bar_out_sem + (int32_t(1)) * 8, "samples/dma_pipeline.kd:55:5: dma_wait on `out_sem`");
+  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(0))], kdt_bar_out_sem + (int32_t(0)) * 8, "samples/dma_pipeline.kd:54:5: dma_wait on `out_sem`", kdt_bulk_groups);
+  kdt_cu::dma_retire(kdt_q_out_sem[(int32_t(1))], kdt_bar_out_sem + (int32_t(1)) * 8, "samples/dma_pipeline.kd:55:5: dma_wait on `out_sem`", kdt_bulk_groups);
   // assert: checked on the C++ path only
   if (kdt_sem_stored[0] < int32_t(16)) kdt_cu::fail("samples/dma_pipeline.kd:57:5: sem_wait on `stored`", "nothing else can raise this semaphore: a deadlock");
 #line 57
   kdt_sem_stored[0] -= int32_t(16);
 }
-#line 1195 "<stdout>"
+#line 1217 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned dma_pipeline_threads = 128;

@@ -17,6 +17,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
   (void)kdt_s_xs;
   kdt_cu::DmaQueue<1> kdt_q_ld[1] = {};
   unsigned char* const kdt_bar_ld = kdt_smem + 9216;
+  [[maybe_unused]] unsigned kdt_bulk_groups = 0;
   if (kdt_tid == 0) {
     for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 9216 + 8 * b_);
     kdt_cu::mbar_init_fence();
@@ -75,7 +76,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
     }
 #line 24
   }
-  kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 8, "samples/layernorm.kd:25:5: dma_wait on `ld`");
+  kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 8, "samples/layernorm.kd:25:5: dma_wait on `ld`", kdt_bulk_groups);
 #line 27
   float* const t = reinterpret_cast<float*>(kdt_smem + 9344);
 #line 27
@@ -314,7 +315,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   __syncthreads();
 }
-#line 1291 "<stdout>"
+#line 1313 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

@@ -27,6 +27,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
   unsigned char* const kdt_bar_send = kdt_smem + 5120;
   kdt_cu::DmaQueue<1> kdt_q_copy_sem[1] = {};
   unsigned char* const kdt_bar_copy_sem = kdt_smem + 5248;
+  [[maybe_unused]] unsigned kdt_bulk_groups = 0;
   if (kdt_tid == 0) {
     for (int b_ = 0; b_ < 2; ++b_) kdt_cu::mbar_init(kdt_smem + 5120 + 8 * b_);
     for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 5248 + 8 * b_);
@@ -147,7 +148,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     kdt_cu::signal_sys((kdt_peers.sync[device2_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
 #line 48
   }
-  kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 8, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 8, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`", kdt_bulk_groups);
 #line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
   const int64_t start5_ = static_cast<int64_t>(c0);
@@ -288,7 +289,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
       kdt_cu::signal_sys((kdt_peers.sync[device14_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
 #line 63
     }
-    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`", kdt_bulk_groups);
     const int64_t start17_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
@@ -308,7 +309,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     }
 #line 65
     __syncthreads();
-    kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 8, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(1))], kdt_bar_send + (int32_t(1)) * 8, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`", kdt_bulk_groups);
 #line 66
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096, "samples/mesh_allreduce.kd:66:5: dma_wait on `recv`");
 #line 100
@@ -388,7 +389,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     kdt_cu::signal_sys((kdt_peers.sync[device21_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 48
   }
-  kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 8, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 8, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`", kdt_bulk_groups);
 #line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
   const int64_t start24_ = static_cast<int64_t>(c0);
@@ -529,7 +530,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
       kdt_cu::signal_sys((kdt_peers.sync[device33_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 63
     }
-    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`");
+    kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`", kdt_bulk_groups);
     const int64_t start36_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
@@ -549,14 +550,14 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     }
 #line 65
     __syncthreads();
-    kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 8, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`");
+    kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 8, "samples/mesh_allreduce.kd:66:5: dma_wait on `send`", kdt_bulk_groups);
 #line 66
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096, "samples/mesh_allreduce.kd:66:5: dma_wait on `recv`");
 #line 115
   }
 #line 123
 }
-#line 1533 "<stdout>"
+#line 1555 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int mesh_allreduce_devices = 8;

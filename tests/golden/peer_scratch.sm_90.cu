@@ -25,6 +25,7 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
   kdt_cu::DmaQueue<2> kdt_q_send[1] = {};
   unsigned char* const kdt_bar_send = kdt_smem + 3072;
   // semaphore `ready`: counters in the sync buffer (other devices raise it)
+  [[maybe_unused]] unsigned kdt_bulk_groups = 0;
   // semaphore `recv` is staged: each wait applies the oldest slot of its ring
   auto kdt_apply_recv = [&](unsigned char* const slot_) {
     const long long* const header_ = kdt_cu::stage_header(slot_);
@@ -172,12 +173,12 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
     kdt_cu::signal_sys((kdt_peers.sync[device9_] + kdt_flat * 2 + 1 + 0), 1024);
 #line 47
   }
-  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 16, "samples/peer_scratch.kd:48:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 16, "samples/peer_scratch.kd:48:5: dma_wait on `send`", kdt_bulk_groups);
 #line 48
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024, "samples/peer_scratch.kd:48:5: dma_wait on `recv`");
 #line 48
   kdt_apply_recv(kdt_cu::stage_take((reinterpret_cast<unsigned char*>(kdt_peers.sync[kdt_device]) + 64 + kdt_flat * 8464), 1056, kdt_red));
-  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 16, "samples/peer_scratch.kd:49:5: dma_wait on `send`");
+  kdt_cu::dma_retire(kdt_q_send[0], kdt_bar_send + 0 * 16, "samples/peer_scratch.kd:49:5: dma_wait on `send`", kdt_bulk_groups);
 #line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 2 + 1 + 0), 1024, "samples/peer_scratch.kd:49:5: dma_wait on `recv`");
 #line 49
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
 #line 50
   __syncthreads();
 }
-#line 1175 "<stdout>"
+#line 1197 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int peer_scratch_devices = 4;

@@ -23,6 +23,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
   unsigned char* const kdt_bar_send_sem = kdt_smem + 1024;
   // semaphore `recv_sem`: counters in the sync buffer (other devices raise it)
   // semaphore `acked`: counters in the sync buffer (other devices raise it)
+  [[maybe_unused]] unsigned kdt_bulk_groups = 0;
   if (kdt_tid == 0) {
     for (int b_ = 0; b_ < 1; ++b_) kdt_cu::mbar_init(kdt_smem + 1024 + 8 * b_);
     kdt_cu::mbar_init_fence();
@@ -83,7 +84,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 38
   }
 #line 40
-  kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 8, "samples/ring_exchange.kd:40:5: dma_wait on `send_sem`");
+  kdt_cu::dma_retire(kdt_q_send_sem[0], kdt_bar_send_sem + 0 * 8, "samples/ring_exchange.kd:40:5: dma_wait on `send_sem`", kdt_bulk_groups);
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 3 + 2 + 0), 8192, "samples/ring_exchange.kd:41:5: dma_wait on `recv_sem`");
 #line 45
   kdt_cu::signal_sys((kdt_peers.sync[(left)] + kdt_flat * 3 + 1 + 0), int32_t(1));
@@ -113,7 +114,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 48
   __syncthreads();
 }
-#line 1090 "<stdout>"
+#line 1112 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int ring_exchange_devices = 4;

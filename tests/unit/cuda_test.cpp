@@ -339,7 +339,7 @@ TEST_SUITE("cuda_emit") {
     RunResult plain = run_kdt("--emit=cuda " + shell_quote(sample("dma_pipeline")));
     REQUIRE(plain.status == 0);
     const std::string kd = sample("dma_pipeline");
-    CHECK(plain.out.find("dma_wait on `out_sem`\");") != std::string::npos);
+    CHECK(plain.out.find("dma_wait on `out_sem`\", kdt_bulk_groups);") != std::string::npos);
     CHECK(plain.out.find("dma_pipeline.kd:54:5: dma_wait on `out_sem`") != std::string::npos);
     CHECK(plain.out.find("dma_pipeline.kd:31:5: dma_start on `in_sem`") != std::string::npos);
     CHECK(plain.out.find("#define KDT_CU_DEBUG") == std::string::npos);
@@ -604,6 +604,16 @@ TEST_SUITE("cuda_ptx") {
     CHECK(a.find("mbarrier.arrive.expect_tx") != std::string::npos);
     CHECK(a.find("mbarrier.try_wait.parity") != std::string::npos);
     CHECK(a.find("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32") != std::string::npos);
+    // Issue 19, item 9: a wait for one bulk store leaves the younger ones in
+    // flight (wait_group N, N = the stores committed after it), not wait_group 0.
+    REQUIRE(emit(sample("dma_pipeline"), "ptx", "sm_90", tmp.file("p.ptx")) == 0);
+    std::string p = read_text(tmp.file("p.ptx"));
+    CHECK(p.find("cp.async.bulk.wait_group 1;") != std::string::npos);
+    CHECK(p.find("cp.async.bulk.wait_group 7;") != std::string::npos);
+    REQUIRE(emit(sample("dma_pipeline"), "cuda", "sm_90", tmp.file("p.cu")) == 0);
+    std::string pc = read_text(tmp.file("p.cu"));
+    CHECK(pc.find("dma_start on `out_sem`\", ++kdt_bulk_groups);") != std::string::npos);
+    CHECK(pc.find("dma_wait on `out_sem`\", kdt_bulk_groups);") != std::string::npos);
     // sm_80: no bulk copies at all ...
     REQUIRE(emit(sample("accumulate_blocks"), "ptx", "sm_80", tmp.file("a80.ptx")) == 0);
     std::string a80 = read_text(tmp.file("a80.ptx"));

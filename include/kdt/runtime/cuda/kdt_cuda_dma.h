@@ -53,7 +53,7 @@ __device__ inline void atomic_add(T* p, T v) {
 // Every thread keeps the same copy (all control flow is block-uniform).
 // kind: 0 = completed cooperatively, 1 = mbarrier phase of slot `pos`
 // (bulk copies, or every thread's cp.async), 2 = bulk group of the elected
-// thread.
+// thread, whose sequence number in the program's bulk groups is group[pos].
 // Cap: the most DMAs in flight on the element at once, which the emitter
 // takes from the program where it is known statically (issue 19, item 1),
 // else kQueue (kdt_cuda_limits.h); at most 32, the bits of `phase`.
@@ -61,6 +61,7 @@ template <int Cap>
 struct DmaQueue {
   static_assert(Cap >= 1 && Cap <= 32, "a DMA queue holds 1 to 32 DMAs");
   unsigned char kind[Cap];
+  unsigned group[Cap];
   unsigned phase;
   int head;
   int n;
@@ -70,10 +71,11 @@ struct DmaQueue {
   long long unwaited;
 };
 template <int Cap>
-__device__ inline int dma_push(DmaQueue<Cap>& q, int kind, const char* site = nullptr) {
+__device__ inline int dma_push(DmaQueue<Cap>& q, int kind, const char* site = nullptr, unsigned group = 0) {
   if (q.n >= Cap) fail(site, "more DMAs in flight on one semaphore element than its queue holds (the static bound was unknown)");
   const int pos = (q.head + q.n) % Cap;
   q.kind[pos] = static_cast<unsigned char>(kind);
+  q.group[pos] = group;
   ++q.n;
   return pos;
 }
@@ -191,10 +193,27 @@ __device__ inline void bulk_commit() {
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 #endif
 }
-__device__ inline void bulk_wait_all() {
+// Waits until at most `younger` of the elected thread's bulk groups are
+// still pending: the groups complete in order, so that completes every group
+// committed before the last `younger` ones (issue 19, item 9: a wait for one
+// bulk store leaves the stores started after it in flight, which keeps a
+// pipeline's later stores going). The count is an immediate in PTX: past 7
+// it waits for all but 7, which waits longer than needed, never less.
+__device__ inline void bulk_wait_group(unsigned younger) {
 #if KDT_HAS_BULK
-  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  switch (younger < 7u ? younger : 7u) {
+    case 0: asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); break;
+    case 1: asm volatile("cp.async.bulk.wait_group 1;" ::: "memory"); break;
+    case 2: asm volatile("cp.async.bulk.wait_group 2;" ::: "memory"); break;
+    case 3: asm volatile("cp.async.bulk.wait_group 3;" ::: "memory"); break;
+    case 4: asm volatile("cp.async.bulk.wait_group 4;" ::: "memory"); break;
+    case 5: asm volatile("cp.async.bulk.wait_group 5;" ::: "memory"); break;
+    case 6: asm volatile("cp.async.bulk.wait_group 6;" ::: "memory"); break;
+    default: asm volatile("cp.async.bulk.wait_group 7;" ::: "memory"); break;
+  }
   asm volatile("fence.proxy.async;" ::: "memory");
+#else
+  (void)younger;
 #endif
 }
 
@@ -228,8 +247,10 @@ __device__ inline void cp_async_complete_on(void* bar) {
 }
 
 // Retires the oldest DMA of `q`: waits for it as it was issued.
+// `bulk_groups`: the program's bulk groups committed so far.
 template <int Cap>
-__device__ inline void dma_retire(DmaQueue<Cap>& q, unsigned char* bars, const char* site = nullptr) {
+__device__ inline void dma_retire(DmaQueue<Cap>& q, unsigned char* bars, const char* site = nullptr,
+                                  unsigned bulk_groups = 0) {
   if (q.n <= 0) fail(site, "a dma_wait with no DMA in flight on its semaphore: a deadlock");
   const int pos = q.head;
   const int kind = q.kind[pos];
@@ -237,7 +258,7 @@ __device__ inline void dma_retire(DmaQueue<Cap>& q, unsigned char* bars, const c
     mbar_wait(bars + kMbarBytes * pos, (q.phase >> pos) & 1u, site);
     q.phase ^= 1u << pos;
   } else if (kind == 2) {
-    if (threadIdx.x == 0) bulk_wait_all();
+    if (threadIdx.x == 0) bulk_wait_group(bulk_groups - q.group[pos]);
   }
   __syncthreads();
   q.head = (q.head + 1) % Cap;
