@@ -209,6 +209,26 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
       w_.line("// (axis reduction to a scalar)");
     }
     w_.line("__syncthreads();");
+    if (!shape.empty() && outer * inner < threads_ && len >= 32 && threads_ % 32 == 0) {
+      // Issue 19, item 10: fewer outputs than threads (softmax's row
+      // maxima and sums): a warp per output element, lane l combining
+      // elements l, l + 32, ... in order, then a shuffle tree; the order
+      // depends only on the warp size, so results are deterministic.
+      w_.open("for (int64_t " + o + " = kdt_tid / 32; " + o + " < " + std::to_string(outer * inner) + "; " + o +
+              " += kdt_nt / 32) {");
+      w_.line("const int64_t lane_ = kdt_tid % 32;");
+      // Sums start from +0 in every lane, as on the C++ path (a sum of -0s is +0).
+      w_.line(r.acc_t + " acc_ = " +
+              (r.sum ? r.acc_t + "()" : to_acc(r, r.src + "[" + at + " + lane_ * " + std::to_string(inner) + "]")) + ";");
+      w_.line("for (int64_t r_ = lane_" + std::string(r.sum ? "" : " + 32") + "; r_ < " + std::to_string(len) +
+              "; r_ += 32) acc_ = " + op + "(acc_, " +
+              to_acc(r, r.src + "[" + at + " + r_ * " + std::to_string(inner) + "]") + ");");
+      w_.line("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, " + op + ");");
+      w_.line("if (lane_ == 0) " + name + "[" + o + "] = " + from_acc(e, r, "acc_") + ";");
+      w_.close();
+      w_.line("__syncthreads();");
+      return;
+    }
     w_.open(shape.empty() ? "{" : "for (int64_t " + o + " = kdt_tid; " + o + " < " + std::to_string(outer * inner) + "; " +
                                       o + " += kdt_nt) {");
     if (shape.empty()) w_.line("const int64_t " + o + " = 0;");

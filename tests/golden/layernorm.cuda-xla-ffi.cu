@@ -103,13 +103,17 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 28
   __syncthreads();
 #line 28
-  for (int64_t o4_ = kdt_tid; o4_ < 8; o4_ += kdt_nt) {
+  for (int64_t o4_ = kdt_tid / 32; o4_ < 8; o4_ += kdt_nt / 32) {
+#line 28
+    const int64_t lane_ = kdt_tid % 32;
 #line 28
     float acc_ = float();
 #line 28
-    for (int64_t r_ = 0; r_ < 256; ++r_) acc_ = kdt_cu::AddOp{}(acc_, t[(o4_ / 1) * 256 + o4_ % 1 + r_ * 1]);
+    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t[(o4_ / 1) * 256 + o4_ % 1 + r_ * 1]);
 #line 28
-    t3_[o4_] = acc_;
+    acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});
+#line 28
+    if (lane_ == 0) t3_[o4_] = acc_;
 #line 28
   }
 #line 28
@@ -177,13 +181,17 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 30
   __syncthreads();
 #line 30
-  for (int64_t o10_ = kdt_tid; o10_ < 8; o10_ += kdt_nt) {
+  for (int64_t o10_ = kdt_tid / 32; o10_ < 8; o10_ += kdt_nt / 32) {
+#line 30
+    const int64_t lane_ = kdt_tid % 32;
 #line 30
     float acc_ = float();
 #line 30
-    for (int64_t r_ = 0; r_ < 256; ++r_) acc_ = kdt_cu::AddOp{}(acc_, t8_[(o10_ / 1) * 256 + o10_ % 1 + r_ * 1]);
+    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t8_[(o10_ / 1) * 256 + o10_ % 1 + r_ * 1]);
 #line 30
-    t7_[o10_] = acc_;
+    acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});
+#line 30
+    if (lane_ == 0) t7_[o10_] = acc_;
 #line 30
   }
 #line 30
@@ -315,7 +323,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   __syncthreads();
 }
-#line 1313 "<stdout>"
+#line 1321 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

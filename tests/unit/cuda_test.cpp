@@ -501,6 +501,25 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
     CHECK(partial.out.find("kdt_cu::atomic_add(&stats[(5) * 32 + (i") != std::string::npos);
   }
 
+  // Issue 19, item 10: fewer outputs than threads, a warp per output.
+  TEST_CASE("axis reductions with fewer outputs than threads are warp-parallel (issue 19, item 10)") {
+    RunResult softmax = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("softmax")));
+    REQUIRE(softmax.status == 0);
+    CHECK(softmax.out.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::MaxOp{});") != std::string::npos);
+    CHECK(softmax.out.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});") != std::string::npos);
+    // 256 column sums in a block of 128 threads: one output per thread, in order.
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("cols.kd"), R"KD(
+kernel cols(x: in f32[64, 256] @global, y: out f32[1, 256] @global) grid(1) {
+    y[...] = sum(x[...], axis=0, keepdims=true);
+}
+)KD");
+    RunResult cols = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(tmp.file("cols.kd")));
+    REQUIRE(cols.status == 0);
+    CHECK(cols.out.find("kdt_cu::warp_reduce(acc_") == std::string::npos);
+    CHECK(cols.out.find("for (int64_t r_ = 0; r_ < 64; ++r_) acc_ = kdt_cu::AddOp{}(acc_, ") != std::string::npos);
+  }
+
   TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {
     // Hide the toolchain through the documented switch.
     TempDir tmp;
