@@ -137,6 +137,14 @@ kernel narrow(x: in f32[64, 4] @global, y: in f32[64, 3] @global, o: out f32[64,
 }
 )KD";
 
+// The CUDA kdt emits for `kd` (a path) for sm_90, with `flags`; the test
+// stops where kdt fails.
+std::string cuda_sm90(const std::string& kd, const std::string& flags = "") {
+  RunResult r = run_kdt("--emit=cuda --arch=sm_90 " + (flags.empty() ? "" : flags + " ") + shell_quote(kd));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  return r.out;
+}
+
 // Emits `kd` (a path) for `arch` into `out`; returns kdt's status.
 int emit(const std::string& kd, const std::string& kind, const std::string& arch, const std::string& out) {
   return run_kdt("--emit=" + kind + " --arch=" + arch + " " + shell_quote(kd) + " -o " + shell_quote(out)).status;
@@ -462,12 +470,10 @@ TEST_SUITE("cuda_emit") {
     REQUIRE(emit(sample("mixed_precision"), "cuda", "sm_75", tmp.file("mp75.cu")) == 0);
     CHECK(read_text(tmp.file("mp75.cu")).find("kdt_cu::dot_mma<") == std::string::npos);
     // f32: exact by default, TF32 when asked.
-    RunResult exact = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("matmul")));
-    RunResult tf32 = run_kdt("--emit=cuda --arch=sm_90 --cuda-tf32 " + shell_quote(sample("matmul")));
-    REQUIRE(exact.status == 0);
-    REQUIRE(tf32.status == 0);
-    CHECK(exact.out.find("kdt_cu::dot_mma<") == std::string::npos);
-    CHECK(tf32.out.find("kdt_cu::dot_mma<64, 64, 32>(a, b, ") != std::string::npos);
+    const std::string exact = cuda_sm90(sample("matmul"));
+    const std::string tf32 = cuda_sm90(sample("matmul"), "--cuda-tf32");
+    CHECK(exact.find("kdt_cu::dot_mma<") == std::string::npos);
+    CHECK(tf32.find("kdt_cu::dot_mma<64, 64, 32>(a, b, ") != std::string::npos);
     // An 8x8 bf16 dot and a block of 48 threads keep the loop.
     kdt::test::write_text(tmp.file("small.kd"), R"KD(
 kernel small(a: in bf16[8, 16] @global, b: in bf16[16, 8] @global, c: out f32[8, 8] @global) grid(1) {
@@ -479,34 +485,30 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
     c[...] = dot(a[...], b[...]);
 }
 )KD");
-    RunResult small = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(tmp.file("small.kd")));
-    REQUIRE(small.status == 0);
-    CHECK(small.out.find("kdt_cu::dot_mma<") == std::string::npos);
-    CHECK(small.out.find("acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(") != std::string::npos);
+    const std::string small = cuda_sm90(tmp.file("small.kd"));
+    CHECK(small.find("kdt_cu::dot_mma<") == std::string::npos);
+    CHECK(small.find("acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(") != std::string::npos);
   }
 
   // Issue 19, item 6: add=true DMAs into one global ref all take the bulk
   // reduce engine or all take atomics, never both in one launch.
   TEST_CASE("add=true DMAs into one ref do not mix the bulk reduce and atomics (issue 19, item 6)") {
-    RunResult flagship = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("accumulate_blocks")));
-    REQUIRE(flagship.status == 0);
-    CHECK(flagship.out.find("kdt_cu::bulk_s2g_add(out + ") != std::string::npos);
+    const std::string flagship = cuda_sm90(sample("accumulate_blocks"));
+    CHECK(flagship.find("kdt_cu::bulk_s2g_add(out + ") != std::string::npos);
     // partial_accumulate adds into `stats` straight from a global ref (no
     // bulk reduce for global -> global: atomics), so its adds from shared
     // scratch into rows 4 and 5, which alone could be bulk reduces, take
     // atomics too.
-    RunResult partial = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("partial_accumulate")));
-    REQUIRE(partial.status == 0);
-    CHECK(partial.out.find("kdt_cu::bulk_s2g_add(stats") == std::string::npos);
-    CHECK(partial.out.find("kdt_cu::atomic_add(&stats[(5) * 32 + (i") != std::string::npos);
+    const std::string partial = cuda_sm90(sample("partial_accumulate"));
+    CHECK(partial.find("kdt_cu::bulk_s2g_add(stats") == std::string::npos);
+    CHECK(partial.find("kdt_cu::atomic_add(&stats[(5) * 32 + (i") != std::string::npos);
   }
 
   // Issue 19, item 10: fewer outputs than threads, a warp per output.
   TEST_CASE("axis reductions with fewer outputs than threads are warp-parallel (issue 19, item 10)") {
-    RunResult softmax = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(sample("softmax")));
-    REQUIRE(softmax.status == 0);
-    CHECK(softmax.out.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::MaxOp{});") != std::string::npos);
-    CHECK(softmax.out.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});") != std::string::npos);
+    const std::string softmax = cuda_sm90(sample("softmax"));
+    CHECK(softmax.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::MaxOp{});") != std::string::npos);
+    CHECK(softmax.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});") != std::string::npos);
     // 256 column sums in a block of 128 threads: one output per thread, in order.
     TempDir tmp;
     kdt::test::write_text(tmp.file("cols.kd"), R"KD(
@@ -514,10 +516,9 @@ kernel cols(x: in f32[64, 256] @global, y: out f32[1, 256] @global) grid(1) {
     y[...] = sum(x[...], axis=0, keepdims=true);
 }
 )KD");
-    RunResult cols = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(tmp.file("cols.kd")));
-    REQUIRE(cols.status == 0);
-    CHECK(cols.out.find("kdt_cu::warp_reduce(acc_") == std::string::npos);
-    CHECK(cols.out.find("for (int64_t r_ = 0; r_ < 64; ++r_) acc_ = kdt_cu::AddOp{}(acc_, ") != std::string::npos);
+    const std::string cols = cuda_sm90(tmp.file("cols.kd"));
+    CHECK(cols.find("kdt_cu::warp_reduce(acc_") == std::string::npos);
+    CHECK(cols.find("for (int64_t r_ = 0; r_ < 64; ++r_) acc_ = kdt_cu::AddOp{}(acc_, ") != std::string::npos);
   }
 
   TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {
