@@ -74,6 +74,9 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   std::vector<std::string> flags = {"-std=c++17"};
   if (choice.debug) flags.insert(flags.end(), {"-g", "-O0"});
   else flags.push_back("-O2");
+  // Where the -O word is: the kernel's compile may put its own level there
+  // (before --cxxflags, which stay the user's last word).
+  const size_t opt_at = flags.size() - 1;
   if (cuda) {
     // The CUDA output is self-contained; nvcc's host compiler makes it position-independent.
     flags.insert(flags.end(), {"-arch=" + choice.cuda_arch, "-Xcompiler", "-fPIC"});
@@ -119,7 +122,8 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   // The runtime library the code links (run_runtime.h), built only when
   // the code itself is not in the cache.
   const std::string library_key = cuda ? "none" : runtime_key(toolchain);
-  std::string key_text = "kdt run cache 3\n" + product + "\n" + toolchain + "\n" + library_key + "\n" +
+  const std::string kernel_opt = choice.debug || choice.kernel_opt.empty() ? flags[opt_at] : choice.kernel_opt;
+  std::string key_text = "kdt run cache 3\n" + product + "\n" + toolchain + "\n" + library_key + "\n" + kernel_opt + "\n" +
                          join(choice.kernel_flags, std::string(1, '\0')) + "\n" + join(choice.link_flags, std::string(1, '\0')) +
                          "\n" + source;
   std::string key = hex64(kdt_rt::fnv1a64(key_text.data(), key_text.size()));
@@ -166,6 +170,7 @@ BuildOutcome build_cached(const std::string& source, const CompilerChoice& choic
   ProcessSpec compile;
   compile.argv = cxx;
   compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
+  compile.argv[cxx.size() + opt_at] = kernel_opt;
   compile.argv.insert(compile.argv.end(), choice.kernel_flags.begin(), choice.kernel_flags.end());
   if (choice.shared_library) compile.argv.push_back("-shared");
   for (const std::string& a : {std::string("-o"), file("kernel"), cpp_path}) compile.argv.push_back(a);

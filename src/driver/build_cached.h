@@ -14,6 +14,9 @@ struct CompilerChoice {
   std::vector<std::string> cxxflags;  // each --cxxflags, split into words
   bool portable = false;              // --portable: no -march=native
   bool debug = false;                 // kdt run -g: -g -O0 instead of -O2
+  // The kernel's own optimisation ("-O1" or "-O2", run_opt.h; empty:
+  // -O2). The runtime library is always -O2; --cxxflags come after both.
+  std::string kernel_opt;
   // A shared library (kdt build): position-independent code throughout,
   // the runtime library included, and -shared for the result.
   bool shared_library = false;

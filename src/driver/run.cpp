@@ -23,6 +23,7 @@
 #include "driver/mpi_launch.h"
 #include "driver/run_args.h"
 #include "driver/run_cache.h"
+#include "driver/run_opt.h"
 #include "driver/signals.h"
 #include "driver/spawn.h"
 #include "kdt/discharge/discharge.h"
@@ -220,6 +221,7 @@ int run_main(const std::vector<std::string>& args) {
   choice.cxxflags = options.cxxflags;
   choice.portable = options.portable;
   choice.debug = options.debug;
+  choice.kernel_opt = kernel_opt_level(k);
   if (options.mpi && !mpi_compiler_flags(tmp.path, choice.kernel_flags, choice.link_flags, error)) return fail_usage(error);
   BuildOutcome built = build_cached(source, choice, tmp.path);
   for (const std::string& w : built.warnings) warn(w);

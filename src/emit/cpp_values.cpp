@@ -337,40 +337,30 @@ void CppKernelEmitter::asm_stmt(const ir::Stmt& s) {
 
 void CppKernelEmitter::reduce(const Expr& e, const std::string& name) {
   const Shape& shape = e.type.shape;
-  int64_t n = count_of(shape);
   const Shape& xs = e.operands[0]->type.shape;
   const Reduction r = begin_reduction(e, name);
-  auto combine = [&](const std::string& acc, const std::string& v) {
-    if (r.sum) return r.narrow ? acc + " + " + v : "kdt_rt::op_add(" + acc + ", " + v + ")";
-    return std::string(e.reduce == ir::ReduceOp::Max ? "kdt_rt::maximum(" : "kdt_rt::minimum(") + acc + ", " + v + ")";
-  };
-  if (e.index < 0) {
-    std::string xs0 = xs.empty() ? r.src : r.src + "[0]";
-    w_.open("{");
-    // A r.sum starts from 0 and adds every element; max/min (and any
-    // reduction of a rank-0 value) start from the first element.
-    bool from_zero = r.sum && !xs.empty();
-    w_.line(r.acc_t + " acc_ = " + (from_zero ? r.acc_t + "{}" : to_acc(r, xs0)) + ";");
-    if (!xs.empty()) {
-      w_.line("for (int64_t j_ = " + std::string(r.sum ? "0" : "1") + "; j_ < " + std::to_string(count_of(xs)) +
-              "; ++j_) acc_ = " + combine("acc_", to_acc(r, r.src + "[j_]")) + ";");
-    }
-    if (shape.empty()) w_.line(name + " = " + from_acc(e, r, "acc_") + ";");
-    else w_.line("for (int64_t j_ = 0; j_ < " + std::to_string(n) + "; ++j_) " + name + "[j_] = " + from_acc(e, r, "acc_") + ";");
-    w_.close();
-  } else {
-    const int64_t outer = r.outer, inner = r.inner, len = r.len;
-    std::string dst = shape.empty() ? name : name + "[o_ * " + std::to_string(inner) + " + in_]";
-    w_.open("for (int64_t o_ = 0; o_ < " + std::to_string(outer) + "; ++o_) {");
-    w_.open("for (int64_t in_ = 0; in_ < " + std::to_string(inner) + "; ++in_) {");
-    std::string first = r.src + "[o_ * " + std::to_string(len * inner) + " + in_]";
-    w_.line(r.acc_t + " acc_ = " + (r.sum ? r.acc_t + "{}" : to_acc(r, first)) + ";");
-    w_.line("for (int64_t r_ = " + std::string(r.sum ? "0" : "1") + "; r_ < " + std::to_string(len) + "; ++r_) acc_ = " +
-            combine("acc_", to_acc(r, r.src + "[o_ * " + std::to_string(len * inner) + " + r_ * " + std::to_string(inner) + " + in_]")) + ";");
-    w_.line(dst + " = " + from_acc(e, r, "acc_") + ";");
-    w_.close();
-    w_.close();
+  if (xs.empty()) {
+    // A rank-0 value reduces to itself.
+    w_.line(name + " = " + r.src + ";");
+    return;
   }
+  // The runtime's reductions (kdt_reduce.h) fix kdt's order: 32 lanes
+  // combined by halving, as a warp does on the compiled path.
+  const std::string fn = rt(r.sum ? "reduce_sum(" : e.reduce == ir::ReduceOp::Max ? "reduce_max(" : "reduce_min(");
+  if (e.index < 0) {
+    const std::string value = from_acc(e, r, fn + r.src + ", " + std::to_string(count_of(xs)) + ", 1)");
+    if (shape.empty()) w_.line(name + " = " + value + ";");
+    else w_.line("std::fill_n(" + name + ", " + std::to_string(count_of(shape)) + ", " + value + ");");
+    return;
+  }
+  const int64_t outer = r.outer, inner = r.inner, len = r.len;
+  const std::string dst = shape.empty() ? name : name + "[o_ * " + std::to_string(inner) + " + in_]";
+  w_.open("for (int64_t o_ = 0; o_ < " + std::to_string(outer) + "; ++o_) {");
+  w_.open("for (int64_t in_ = 0; in_ < " + std::to_string(inner) + "; ++in_) {");
+  w_.line(dst + " = " + from_acc(e, r, fn + r.src + " + o_ * " + std::to_string(len * inner) + " + in_, " +
+                                   std::to_string(len) + ", " + std::to_string(inner) + ")") + ";");
+  w_.close();
+  w_.close();
 }
 
 void CppKernelEmitter::dot(const Expr& e, const std::string& name) {

@@ -277,8 +277,7 @@ class Evaluator {
   }
 
   Tile reduce(const Expr& e, const Tile& x) {
-    // f16/bf16 sums accumulate in f32; everything else in its own dtype;
-    // elements are combined in increasing index order.
+    // f16/bf16 sums accumulate in f32; everything else in its own dtype.
     const bool narrow = x.dt == DType::F16 || x.dt == DType::BF16;
     const DType acc_t = e.name == "sum" && narrow ? DType::F32 : x.dt;
     const Shape& xs = x.shape;
@@ -294,12 +293,23 @@ class Evaluator {
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t in = 0; in < inner; ++in) {
         auto at = [&](int64_t r) { return cast(acc_t, x.dt, x.v[static_cast<size_t>(o * len * inner + r * inner + in)]); };
-        uint64_t acc = e.name == "sum" ? 0 : at(0);
-        for (int64_t r = e.name == "sum" ? 0 : 1; r < len; ++r) {
-          const BinOp op = e.name == "sum" ? BinOp::Add : e.name == "max" ? BinOp::Max : BinOp::Min;
-          acc = binary(op, acc_t, acc, at(r));
+        const BinOp op = e.name == "sum" ? BinOp::Add : e.name == "max" ? BinOp::Max : BinOp::Min;
+        // kdt's order (docs/interpretation.md): element r goes to lane
+        // r % 32, each lane combines its elements in order (a sum's lanes
+        // start from +0), then lane[l] op= lane[l + h] for h = 16 .. 1.
+        // Max and min give the same in any order.
+        const int64_t lanes = std::min<int64_t>(len, 32);
+        std::vector<uint64_t> lane(static_cast<size_t>(lanes));
+        for (int64_t r = 0; r < len; ++r) {
+          uint64_t& l = lane[static_cast<size_t>(r % 32)];
+          l = r < 32 ? (op == BinOp::Add ? binary(op, acc_t, 0, at(r)) : at(r)) : binary(op, acc_t, l, at(r));
         }
-        results.push_back(cast(x.dt, acc_t, acc));
+        for (int64_t h = 16; h > 0; h /= 2) {
+          for (int64_t l = 0; l < h && l + h < lanes; ++l) {
+            lane[static_cast<size_t>(l)] = binary(op, acc_t, lane[static_cast<size_t>(l)], lane[static_cast<size_t>(l + h)]);
+          }
+        }
+        results.push_back(cast(x.dt, acc_t, lane[0]));
       }
     }
     if (e.axis < 0) {

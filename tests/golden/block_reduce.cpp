@@ -357,11 +357,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
 #line 19
       for (int64_t in_ = 0; in_ < 1; ++in_) {
 #line 19
-        float acc_ = float{};
-#line 19
-        for (int64_t r_ = 0; r_ < 128; ++r_) acc_ = kdt_rt::op_add(acc_, t6[o_ * 128 + r_ * 1 + in_]);
-#line 19
-        t5[o_ * 1 + in_] = acc_;
+        t5[o_ * 1 + in_] = kdt_rt::reduce_sum(t6 + o_ * 128 + in_, 128, 1);
 #line 19
       }
 #line 19
@@ -542,7 +538,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
   }
 #line 20
 }
-#line 5339 "<stdout>"
+#line 5450 "<stdout>"
 
 // Runs kernel `row_sums` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).

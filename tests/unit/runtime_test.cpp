@@ -720,6 +720,83 @@ TEST_CASE("rsqrt, maximum, minimum") {
   CHECK(minimum(uint8_t{7}, uint8_t{200}) == 7);
 }
 
+// Issue 17: reductions in kdt's order (kdt_reduce.h, docs/interpretation.md).
+// The model is written from the documented rule, apart from the runtime:
+// sums over 32 lanes, lane l taking elements l, l + 32, ... from +0, then
+// lane[l] += lane[l + h] for h = 16, 8, 4, 2, 1 where l + h < lanes.
+namespace {
+float model_lane_sum(const std::vector<float>& x, size_t stride) {
+  const size_t n = (x.size() + stride - 1) / stride;
+  std::vector<float> lane(std::min<size_t>(n, 32), 0.0f);
+  for (size_t r = 0; r < n; ++r) lane[r % 32] = lane[r % 32] + x[r * stride];
+  for (size_t h = 16; h > 0; h /= 2) {
+    for (size_t l = 0; l < h && l + h < lane.size(); ++l) lane[l] = lane[l] + lane[l + h];
+  }
+  return lane[0];
+}
+}  // namespace
+
+TEST_CASE("sums follow kdt's 32-lane order") {
+  // Orders told apart by hand: 1 + 1e-8 rounds to 1 in f32.
+  const float tiny = 1e-8f;
+  const float three[] = {1.0f, tiny, -1.0f};            // lanes 1, tiny, -1: (1 + -1) + tiny
+  CHECK(reduce_sum(three, 3, 1) == tiny);
+  float wide[33] = {};
+  wide[0] = 1.0f;
+  wide[32] = -1.0f;                                     // lane 0 is 1 + -1 before the tree
+  wide[16] = tiny;
+  CHECK(reduce_sum(wide, 33, 1) == tiny);
+  const float zeros[] = {-0.0f, -0.0f};
+  CHECK(!std::signbit(reduce_sum(zeros, 2, 1)));      // lanes start from +0
+  // Against the model: random values, lengths around the lane count, strides.
+  SplitMix64 rng{17};
+  for (size_t n : {1u, 2u, 5u, 31u, 32u, 33u, 63u, 64u, 65u, 100u, 1000u, 1024u, 4099u}) {
+    for (size_t stride : {1u, 3u}) {
+      std::vector<float> x(n * stride);
+      for (float& v : x) v = static_cast<float>(static_cast<int64_t>(rng.next() % 2000001) - 1000000) * 1.37e-3f;
+      const float got = reduce_sum(x.data(), static_cast<int64_t>(n), static_cast<int64_t>(stride));
+      CHECK_MESSAGE(bits_of_f32(got) == bits_of_f32(model_lane_sum(x, stride)), "n " << n << " stride " << stride);
+    }
+  }
+  // f16/bf16 sum in f32; integer sums wrap (any order gives the same).
+  const f16 halves[] = {f16_from_f32(0.5f), f16_from_f32(0.25f), f16_from_f32(0.125f)};
+  CHECK(reduce_sum(halves, 3, 1) == 0.875f);
+  std::vector<int8_t> bytes(300, 100);
+  int8_t wrapped = 0;
+  for (int8_t b : bytes) wrapped = wrap_add(wrapped, b);
+  CHECK(reduce_sum(bytes.data(), 300, 1) == wrapped);
+}
+
+TEST_CASE("max and min over lanes equal the element-by-element maximum and minimum") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float qnan = f32_of_bits(0x7fc01234u), nnan = f32_of_bits(0xffc04321u);
+  SplitMix64 rng{5};
+  for (size_t n : {1u, 3u, 32u, 33u, 100u, 1024u}) {
+    for (int kind = 0; kind < 6; ++kind) {
+      std::vector<float> x(n);
+      for (float& v : x) v = static_cast<float>(static_cast<int64_t>(rng.next() % 2001) - 1000);
+      // 0: plain; 1: all zeros of both signs; 2: a NaN; 3: two NaNs; 4: infinities; 5: negatives and -0
+      if (kind == 1) for (size_t i = 0; i < n; ++i) x[i] = i % 3 ? -0.0f : 0.0f;
+      if (kind == 2) x[n / 2] = qnan;
+      if (kind == 3) { x[n - 1] = qnan; x[0] = nnan; }
+      if (kind == 4) { x[n / 3] = inf; x[n - 1] = -inf; }
+      if (kind == 5) { for (float& v : x) v = -std::abs(v) - 1.0f; x[n / 2] = -0.0f; }
+      float want_max = x[0], want_min = x[0];
+      for (size_t i = 1; i < n; ++i) {
+        want_max = maximum(want_max, x[i]);
+        want_min = minimum(want_min, x[i]);
+      }
+      // Which NaN comes out of `a + b` is the compiler's choice (spec section 3: any NaN).
+      auto same = [](float a, float b) { return std::isnan(a) ? std::isnan(b) : bits_of_f32(a) == bits_of_f32(b); };
+      CHECK_MESSAGE(same(reduce_max(x.data(), static_cast<int64_t>(n), 1), want_max), "n " << n << " kind " << kind);
+      CHECK_MESSAGE(same(reduce_min(x.data(), static_cast<int64_t>(n), 1), want_min), "n " << n << " kind " << kind);
+    }
+  }
+  const int32_t ints[] = {3, -7, 12, 12, -7};
+  CHECK(reduce_max(ints, 5, 1) == 12);
+  CHECK(reduce_min(ints, 5, 1) == -7);
+}
+
 // ---------------------------------------------------------------------------
 // .npy
 // ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 //   kdt_numerics.h   f16/bf16, integer semantics, casts, math, operators,
 //                    checksums and seeded inputs
 //   kdt_dot.h        `dot` of floating-point tiles: packed, register-blocked
+//   kdt_reduce.h     `sum`, `max`, `min`: kdt's order (32 lanes), vectorised
 //   kdt_npy.h        NumPy .npy reading and writing
 //   kdt_checks.h     run-time errors, index checks, boxes, happens-before
 //   kdt_scheduler.h  program order and the simulated devices
@@ -24,6 +25,7 @@
 #include "kdt_codes.h"
 #include "kdt_numerics.h"
 #include "kdt_dot.h"
+#include "kdt_reduce.h"
 #include "kdt_npy.h"
 
 #endif  // KDT_RUNTIME_KDT_RUNTIME_H
