@@ -8,7 +8,7 @@ _kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order -
   --diagnostics-file --color --Werror -Werror -Wall -Wextra -Wno-error -Wunused-binding -Wno-unused-binding
   -Wasm-cross-lane -Wno-asm-cross-lane -Werror=unused-binding -Werror=asm-cross-lane --warning
   -w --no-static-dma-checks --max-nesting --max-expression-terms
-  --max-include-depth --max-literal-length --max-kernels --max-tile-bytes --max-scratch-bytes --max-ref-bytes
+  --max-include-depth --max-literal-length --max-kernels --max-function-instances --max-tile-bytes --max-scratch-bytes --max-ref-bytes
   --max-devices --max-programs --max-source-bytes --help"
 _kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads --cuda-debug --cuda-tf32 --harness --devices --explain --version"
 _kdt_run="--input --random --random-all --output-dir --seed --cxx --cxxflags --portable --timeout --jobs -j -g --gdb --gdb-args --mpi -n"

@@ -42,6 +42,11 @@ struct Limits {
   // Bytes of one ref (a parameter or a scratch buffer): `kdt run` allocates
   // every parameter, per device, before the first program runs.
   int64_t max_ref_bytes = int64_t{1} << 32;
+  // Instances of KD functions in one program (one per function and set of
+  // generic values and descriptor types, section 14): hostile input can
+  // multiply them (each generic function calling the next with two sets of
+  // values).
+  int64_t max_function_instances = 10'000;
   // Devices of a kernel: the C++ path runs one thread per device.
   int64_t max_devices = 1'024;
   // Programs of one launch, all devices together (grid size x devices): the

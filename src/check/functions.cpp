@@ -15,10 +15,6 @@ namespace kdt::check {
 
 namespace {
 
-// Hostile input can multiply instances (each generic function calling the
-// next with two sets of values); past this many the checker stops.
-constexpr size_t kMaxInstances = 10000;
-
 int generic_index(const ast::Function& fn, const std::string& name) {
   for (size_t i = 0; i < fn.generics.size(); ++i) {
     if (fn.generics[i].name.text == name) return static_cast<int>(i);
@@ -202,7 +198,9 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
   }
   auto known = instances_.find({kernel_, &fn, key + descriptors});
   if (known != instances_.end()) return known->second;
-  if (program_.instances.size() >= kMaxInstances) {
+  // Hostile input can multiply instances; past --max-function-instances the checker stops.
+  const int64_t max_instances = options_.limits.max_function_instances;
+  if (static_cast<int64_t>(program_.instances.size()) >= max_instances) {
     // Reported once, wherever the limit is met first (a call, or checking
     // an uncalled function's body at its declaration): every later null
     // instance then has an error behind it, and nothing lowers a call
@@ -210,8 +208,9 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
     if (!instances_reported_) {
       diags_.report(DiagCode::LimitExceeded, call ? call->range : fn.name.range,
                     std::string(call ? "this call" : "checking this function") + " would make function instance " +
-                        std::to_string(kMaxInstances + 1) + " of the program; kdt stops at " +
-                        std::to_string(kMaxInstances));
+                        std::to_string(max_instances + 1) + " of the program; the limit is --max-function-instances=" +
+                        std::to_string(max_instances))
+          .note("raise the limit with --max-function-instances=N");
     }
     instances_reported_ = true;
     return nullptr;

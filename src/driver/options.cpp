@@ -159,6 +159,8 @@ const std::vector<LimitFlag>& limit_flags() {
       limit_flag("max-literal-length", &Limits::max_literal_length, int64_t{1} << 30,
                  "longest number or string literal, in bytes"),
       limit_flag("max-kernels", &Limits::max_kernels, 1'000'000, "most kernels in one program"),
+      limit_flag("max-function-instances", &Limits::max_function_instances, 10'000'000,
+                 "most instances of KD functions in one program (one per set of generic values)"),
       limit_flag("max-tile-bytes", &Limits::max_tile_bytes, int64_t{1} << 40, "largest tile value, in bytes"),
       limit_flag("max-scratch-bytes", &Limits::max_scratch_bytes, int64_t{1} << 40,
                  "most scratch per program of a kernel, in bytes", DefaultText::WithUnit),

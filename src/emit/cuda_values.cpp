@@ -200,7 +200,7 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
     }
   } else {
     const int64_t outer = r.outer, inner = r.inner, len = r.len;
-    // One output element per thread, reduced in order.
+    // One output element per thread, or a warp per output (below).
     std::string o = fresh("o");
     std::string at = "(" + o + " / " + std::to_string(inner) + ") * " + std::to_string(len * inner) + " + " + o +
                      " % " + std::to_string(inner);
@@ -232,9 +232,9 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
     w_.open(shape.empty() ? "{" : "for (int64_t " + o + " = kdt_tid; " + o + " < " + std::to_string(outer * inner) + "; " +
                                       o + " += kdt_nt) {");
     if (shape.empty()) w_.line("const int64_t " + o + " = 0;");
-    w_.line(r.acc_t + " acc_ = " + (r.sum ? r.acc_t + "()" : to_acc(r, r.src + "[" + at + "]")) + ";");
-    w_.line("for (int64_t r_ = 0; r_ < " + std::to_string(len) + "; ++r_) acc_ = " + op + "(acc_, " +
-            to_acc(r, r.src + "[" + at + " + r_ * " + std::to_string(inner) + "]") + ");");
+    // In the C++ path's order (32 lanes in registers), so the same bits.
+    w_.line("const " + r.acc_t + " acc_ = kdt_cu::lanes_reduce<" + r.acc_t + ">(" + r.src + " + " + at + ", " +
+            std::to_string(len) + ", " + std::to_string(inner) + ", " + (r.sum ? "true" : "false") + ", " + op + ");");
     w_.line((shape.empty() ? name : name + "[" + o + "]") + " = " + from_acc(e, r, "acc_") + ";");
     w_.close();
     w_.line("__syncthreads();");

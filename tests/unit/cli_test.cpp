@@ -131,7 +131,7 @@ TEST_SUITE("cli") {
     std::string two = tmp.file("two.kd");
     kdt::test::write_text(two, "kernel a(x: inout f32[8] @global) grid(1) { x[...] = x * 2.0; }\n"
                                "kernel b(x: inout f32[8] @global) grid(1) { x[...] = x * 3.0; }\n");
-    REQUIRE(kdt::limit_flags().size() == 11);
+    REQUIRE(kdt::limit_flags().size() == 12);
     for (const kdt::LimitFlag& flag : kdt::limit_flags()) {
       std::string name = std::string("--") + flag.name;
       CAPTURE(name);

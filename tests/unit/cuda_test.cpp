@@ -509,7 +509,8 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
     const std::string softmax = cuda_sm90(sample("softmax"));
     CHECK(softmax.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::MaxOp{});") != std::string::npos);
     CHECK(softmax.find("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});") != std::string::npos);
-    // 256 column sums in a block of 128 threads: one output per thread, in order.
+    // 256 column sums in a block of 128 threads: one output per thread, in
+    // the C++ path's 32-lane order.
     TempDir tmp;
     kdt::test::write_text(tmp.file("cols.kd"), R"KD(
 kernel cols(x: in f32[64, 256] @global, y: out f32[1, 256] @global) grid(1) {
@@ -518,7 +519,8 @@ kernel cols(x: in f32[64, 256] @global, y: out f32[1, 256] @global) grid(1) {
 )KD");
     const std::string cols = cuda_sm90(tmp.file("cols.kd"));
     CHECK(cols.find("kdt_cu::warp_reduce(acc_") == std::string::npos);
-    CHECK(cols.find("for (int64_t r_ = 0; r_ < 64; ++r_) acc_ = kdt_cu::AddOp{}(acc_, ") != std::string::npos);
+    CHECK(cols.find("const float acc_ = kdt_cu::lanes_reduce<float>(") != std::string::npos);
+    CHECK(cols.find(", 64, 256, true, kdt_cu::AddOp{});") != std::string::npos);
   }
 
   TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {
@@ -555,6 +557,29 @@ TEST_SUITE("cuda_ptx") {
                  tmp.file("log")) == 0);
         CHECK(read_text(tmp.file("log")) == "");
       }
+    }
+  }
+
+  // The per-thread axis reduction keeps its 32 lanes in registers: every
+  // lane index is a constant after unrolling (kdt_cu::lanes_reduce).
+  TEST_CASE("one thread's 32-lane reduction uses no local memory") {
+    if (nvcc_or_skip().empty()) return;
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("cols.kd"), R"KD(
+kernel cols(x: in f32[64, 256] @global, y: out f32[1, 256] @global) grid(1) {
+    y[...] = sum(x[...], axis=0, keepdims=true);
+}
+kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) threads(4) {
+    y[...] = max(x[...], axis=1, keepdims=true);
+}
+)KD");
+    for (std::string arch : {"sm_90", "sm_80"}) {
+      INFO(arch);
+      REQUIRE(emit(tmp.file("cols.kd"), "ptx", arch, tmp.file("k.ptx")) == 0);
+      const std::string ptx = read_text(tmp.file("k.ptx"));
+      CHECK(ptx.find(".entry") != std::string::npos);
+      CHECK(ptx.find("ld.local") == std::string::npos);
+      CHECK(ptx.find("st.local") == std::string::npos);
     }
   }
 

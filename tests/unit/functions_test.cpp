@@ -41,9 +41,28 @@ TEST_SUITE("check") {
     auto c = check(text);
     REQUIRE(codes(*c) == Codes{"limit-exceeded"});
     const kdt::Diagnostic& d = c->diags.diagnostics().front();
-    CHECK(d.message == "checking this function would make function instance 10001 of the program; kdt stops at 10000");
+    CHECK(d.message == "checking this function would make function instance 10001 of the program; the limit is "
+                            "--max-function-instances=10000");
     CHECK(c->sources.position(d.range.file, d.range.begin).line == 10001);
     CHECK_FALSE(c->ok);
+  }
+
+  TEST_CASE("--max-function-instances raises the function-instance limit") {
+    std::string text;
+    for (int i = 0; i <= 10000; ++i) text += "fn g" + std::to_string(i) + "(x: f32) -> f32 { return x; }\n";
+    text += "kernel k(o: out f32[4] @global) grid(1) { o[...] = broadcast(g10000(1.0), [4]); }\n";
+    kdt::Options options;
+    options.limits.max_function_instances = 10002;  // the declarations' instances, then the kernel's call
+    auto raised = check(text, options);
+    CHECK(codes(*raised).empty());
+    CHECK(raised->ok);
+    options.limits.max_function_instances = 3;
+    auto lowered = check(text, options);
+    REQUIRE(codes(*lowered) == Codes{"limit-exceeded"});
+    CHECK(lowered->diags.diagnostics().front().message ==
+          "checking this function would make function instance 4 of the program; the limit is --max-function-instances=3");
+    CHECK(lowered->sources.position(lowered->diags.diagnostics().front().range.file,
+                                    lowered->diags.diagnostics().front().range.begin).line == 4);
   }
 
   TEST_CASE("a function nobody calls is still checked; one called twice reports its error once") {

@@ -267,6 +267,50 @@ __device__ inline A warp_reduce(A v, unsigned present, unsigned count, Op op) {
   }
   return v;
 }
+// One thread's reduction of n >= 1 elements x[0], x[stride], ... in the C++
+// path's order (kdt_reduce.h, docs/interpretation.md): 32 lanes, lane l
+// taking elements l, l + 32, ... (a sum's from +0), combined by halving as
+// warp_reduce does. So an axis reduction gives the C++ path's bits
+// whichever way the block splits it. Every lane index is static after
+// unrolling, so the lanes stay in registers. A: the accumulator (f32 for
+// f16/bf16 elements).
+template <int H, class A, class Op>
+__device__ inline void halve_lanes(A (&lane)[32], int64_t count, Op op) {
+#pragma unroll
+  for (int l = 0; l < H; ++l) {
+    if (l + H < count) lane[l] = op(lane[l], lane[l + H]);
+  }
+}
+template <class A, class T, class Op>
+__device__ inline A lanes_reduce(const T* x, int64_t n, int64_t stride, bool from_zero, Op op) {
+  auto widen = [](T v) -> A {
+    if constexpr (is_narrow<T>::value) return to_f32(v); else return v;
+  };
+  A lane[32];
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    lane[l] = A();
+    if (l < n) lane[l] = from_zero ? op(A(), widen(x[l * stride])) : widen(x[l * stride]);
+  }
+  int64_t j = 32;
+  for (; j + 32 <= n; j += 32) {
+#pragma unroll
+    for (int l = 0; l < 32; ++l) lane[l] = op(lane[l], widen(x[(j + l) * stride]));
+  }
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    if (j + l < n) lane[l] = op(lane[l], widen(x[(j + l) * stride]));
+  }
+  const int64_t count = n < 32 ? n : 32;
+  // One call per step, so that every index is a constant (a loop over h
+  // is not unrolled by nvcc, and the lanes would go to local memory).
+  halve_lanes<16>(lane, count, op);
+  halve_lanes<8>(lane, count, op);
+  halve_lanes<4>(lane, count, op);
+  halve_lanes<2>(lane, count, op);
+  halve_lanes<1>(lane, count, op);
+  return lane[0];
+}
 // Every thread of the block passes its partial; every thread gets the total.
 // `scratch_bytes` holds one A per warp (kdt reserves 8 bytes per thread).
 template <class A, class Op>
