@@ -1326,9 +1326,11 @@ ir::Module lower_program(const CheckedProgram& program, const std::string& kerne
   ir::Module m;
   for (const ast::Kernel* k : program.kernels) {
     if (!kernel.empty() && k->name.text != kernel) continue;
-    m.kernels.push_back(Lowerer(*k).run());
+    m.kernels.push_back(lower_kernel(*k));
   }
   return m;
 }
+
+ir::Kernel lower_kernel(const ast::Kernel& kernel) { return Lowerer(kernel).run(); }
 
 }  // namespace kdt
