@@ -125,7 +125,9 @@ int build_main(const std::vector<std::string>& raw) {
   }
 
   InterruptScope interrupts;
-  std::unique_ptr<Compilation> c = compile_front_end(common.input, common);
+  Options front_end = common;
+  front_end.keep_lowered = true;  // take_module below
+  std::unique_ptr<Compilation> c = compile_front_end(common.input, front_end);
   if (!c->io_error.empty()) return usage_error(common, c->io_error);
   auto finish = [&](int status) {
     emit_diagnostics(common, c->diags.sorted(), c->sources);

@@ -42,10 +42,10 @@ std::unique_ptr<Compilation> compile_front_end(const std::string& path, const Op
   if (c->ok && options.static_dma_checks) {
     // Section 18: on the IR every path lowers to, before either path's own stages.
     const size_t errors = c->diags.error_count();
-    if (options.emit == EmitKind::Check) {
-      // Only the findings are wanted (--emit=check, the language server,
-      // `kdt run`): one kernel's IR at a time, so that memory does not
-      // grow with the program (issue 17).
+    if (options.emit == EmitKind::Check && !options.keep_lowered) {
+      // Only the findings are wanted (--emit=check, the language server):
+      // one kernel's IR at a time, so that memory does not grow with the
+      // program (issue 17).
       for (const ast::Kernel* k : c->program.kernels) {
         ir::Module one;
         one.kernels.push_back(lower_kernel(*k));

@@ -165,7 +165,9 @@ int run_main(const std::vector<std::string>& args) {
   // exits with 128 + the signal's number.
   InterruptScope interrupts;
   const Options& common = options.common;
-  std::unique_ptr<Compilation> c = compile_front_end(common.input, common);
+  Options front_end = common;
+  front_end.keep_lowered = true;  // take_module below
+  std::unique_ptr<Compilation> c = compile_front_end(common.input, front_end);
   if (!c->io_error.empty()) return usage_error(common, c->io_error);
   auto finish = [&](int status) {
     emit_diagnostics(common, c->diags.sorted(), c->sources);

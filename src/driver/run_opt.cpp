@@ -43,7 +43,11 @@ int64_t stmt_ops(const ir::Stmt& s, const ir::Kernel& k) {
   if (s.kind == ir::StmtKind::For) {
     int64_t trips = kUnknownTrips;
     if (s.lo && s.hi && s.lo->kind == ir::ExprKind::Const && s.hi->kind == ir::ExprKind::Const && s.step > 0) {
-      trips = std::max<int64_t>(0, (s.hi->int_value - s.lo->int_value + s.step - 1) / s.step);
+      const int64_t lo = s.lo->int_value, hi = s.hi->int_value;
+      // In unsigned arithmetic: hi - lo may not fit in int64_t, but fits in uint64_t.
+      const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      const uint64_t count = hi <= lo ? 0 : (span - 1) / static_cast<uint64_t>(s.step) + 1;
+      trips = static_cast<int64_t>(std::min<uint64_t>(count, kSaturated));
     }
     ops = plus(ops, times(trips, block_ops(s.body, k)));
   } else if (s.kind == ir::StmtKind::While) {

@@ -340,8 +340,9 @@ void CppKernelEmitter::reduce(const Expr& e, const std::string& name) {
   const Shape& xs = e.operands[0]->type.shape;
   const Reduction r = begin_reduction(e, name);
   if (xs.empty()) {
-    // A rank-0 value reduces to itself.
-    w_.line(name + " = " + r.src + ";");
+    // A rank-0 value reduces to itself; a sum's one lane starts from +0
+    // like every other (so sum(-0.0) is +0).
+    w_.line(name + " = " + (r.sum ? from_acc(e, r, rt("op_add(") + r.acc_t + "{}, " + to_acc(r, r.src) + ")") : r.src) + ";");
     return;
   }
   // The runtime's reductions (kdt_reduce.h) fix kdt's order: 32 lanes

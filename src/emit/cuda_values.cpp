@@ -182,7 +182,8 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
   if (e.index < 0) {
     std::string acc = fresh("acc");
     if (xs.empty()) {
-      w_.line(r.acc_t + " " + acc + " = " + to_acc(r, r.src) + ";");
+      // A sum's one lane starts from +0 as on the C++ path (sum(-0.0) is +0).
+      w_.line(r.acc_t + " " + acc + " = " + (r.sum ? op + "(" + r.acc_t + "(), " + to_acc(r, r.src) + ")" : to_acc(r, r.src)) + ";");
     } else {
       int64_t n = count_of(xs);
       w_.line(r.acc_t + " " + acc + "p = " + (r.sum ? r.acc_t + "()" : to_acc(r, r.src + "[kdt_tid % " + std::to_string(n) + "]")) + ";");

@@ -490,13 +490,15 @@ ExprPtr Builder::reduce_expr(DType dt, const Shape& shape, int depth) {
   e->name = names[ch_.below(3)];
   if (shape.empty() && ch_.coin()) {
     e->axis = -1;
-    e->operands = {expr(dt, random_shape(2, 16), depth - 1)};
+    e->operands = {expr(dt, ch_.below(8) == 0 ? Shape{ch_.range(30, 70)} : random_shape(2, 16), depth - 1)};
     return e;
   }
   if (shape.size() >= 3) return nullptr;
   const size_t axis = ch_.below(shape.size() + 1);
   Shape from = shape;
-  const int64_t len = ch_.range(1, 5);
+  // Mostly short; one in eight long enough (30-70) to reach every part of
+  // kdt's 32-lane order: lanes with two or three elements, the whole tree.
+  const int64_t len = ch_.below(8) == 0 ? ch_.range(30, 70) : ch_.range(1, 5);
   if (ch_.coin() && !shape.empty() && shape[std::min(axis, shape.size() - 1)] == 1) {
     // keepdims=true: the reduced dimension stays as a 1.
     const size_t a = std::min(axis, shape.size() - 1);

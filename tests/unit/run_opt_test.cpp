@@ -69,6 +69,19 @@ TEST_SUITE("run") {
         "  for i in 0..2147483647 { for j in 0..2147483647 { for l in 0..2147483647 { y[...] = zeros(f32[1024]); } } }\n"
         "}\n");
     CHECK(kdt::estimate_element_ops(huge.kernels[0]) > 0);
+    // A step at the end of int64_t (one trip, no overflow), and the whole i32 range.
+    auto stepped = lowered(
+        "kernel k(y: out f32[4] @global) grid(1) {\n"
+        "  for i in 0..10 step 9223372036854775807 { y[...] = zeros(f32[4]); }\n"
+        "}\n");
+    const int64_t one_trip = kdt::estimate_element_ops(stepped.kernels[0]);
+    CHECK(one_trip > 0);
+    CHECK(one_trip < 64);
+    auto wide = lowered(
+        "kernel k(y: out f32[4] @global) grid(1) {\n"
+        "  for j in -2147483648..2147483647 { y[...] = zeros(f32[4]); }\n"
+        "}\n");
+    CHECK(kdt::estimate_element_ops(wide.kernels[0]) > int64_t{1} << 32);
     CHECK(kdt::kernel_opt_level(huge.kernels[0]) == "-O2");
   }
 }

@@ -22,8 +22,9 @@ struct Compilation {
   std::string io_error;  // the main file could not be read
   bool parsed = false;   // the AST exists (no syntax or include errors)
   bool ok = false;       // parsed and checked without errors (the DMA-protocol checks included)
-  // Every kernel lowered, when the DMA-protocol checks needed it: the emit
-  // paths take it instead of lowering the program a second time.
+  // Every kernel lowered, when the DMA-protocol checks needed it and the
+  // caller emits (Options::emit, keep_lowered): the emit paths take it
+  // instead of lowering the program a second time.
   std::optional<ir::Module> lowered;
 };
 

@@ -22,6 +22,10 @@ enum class EmitKind { Check, Ast, Ir, DischargedIr, Cpp, CApi, XlaFfi, Cuda, Cud
 struct Options {
   std::string input;
   EmitKind emit = EmitKind::Check;
+  // The caller takes the lowered module after the front end (take_module:
+  // kdt run, kdt build), so the DMA-protocol checks keep the whole module
+  // even for EmitKind::Check.
+  bool keep_lowered = false;
   std::string output = "-";
   std::string kernel;
   std::map<std::string, int64_t> defines;
