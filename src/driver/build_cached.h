@@ -14,7 +14,7 @@ struct CompilerChoice {
   std::vector<std::string> cxxflags;  // each --cxxflags, split into words
   bool portable = false;              // --portable: no -march=native
   bool debug = false;                 // kdt run -g: -g -O0 instead of -O2
-  // The kernel's own optimisation ("-O1" or "-O2", run_opt.h; empty:
+  // The kernel's own optimisation ("-Og", "-O1" or "-O2", run_opt.h; empty:
   // -O2). The runtime library is always -O2; --cxxflags come after both.
   std::string kernel_opt;
   // A shared library (kdt build): position-independent code throughout,
