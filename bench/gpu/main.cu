@@ -13,24 +13,10 @@
 
 #include <cstdio>
 
+#include "timing.cuh"
+
 namespace {
 
-// Milliseconds per call of f: one warm-up call, then `reps` between events.
-template <class F>
-float timed(F f, int reps) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  f();
-  cudaDeviceSynchronize();
-  cudaEventRecord(a);
-  for (int i = 0; i < reps; ++i) f();
-  cudaEventRecord(b);
-  cudaEventSynchronize(b);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  return ms / reps;
-}
 
 // The HBM peak in GB/s: two transfers per memory clock over the bus.
 double peak_gbps() {

@@ -9,25 +9,7 @@
 
 #include <cstdio>
 
-namespace {
-
-template <class F>
-float timed(F f, int reps) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  f();
-  cudaDeviceSynchronize();
-  cudaEventRecord(a);
-  for (int i = 0; i < reps; ++i) f();
-  cudaEventRecord(b);
-  cudaEventSynchronize(b);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  return ms / reps;
-}
-
-}  // namespace
+#include "timing.cuh"
 
 int main() {
   const int n = 4096;
