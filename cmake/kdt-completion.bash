@@ -1,8 +1,10 @@
 # Bash completion for kdt: subcommands, options (per subcommand), the values
 # of options that take a fixed set, and .kd files. `cmake --install`
 # puts it in share/bash-completion/completions/kdt, where bash-completion
-# finds it; or `source` it. tests/completion_test.sh keeps the option lists
-# in step with `kdt --help`.
+# finds it; or `source` it. Zsh runs the same script through bashcompinit
+# (kdt-completion.zsh), so it keeps to what zsh's emulation of compgen
+# offers (no `mapfile`). tests/completion_test.sh keeps the option lists in
+# step with `kdt --help`, in bash and in zsh.
 
 _kdt_common="--kernel -D -I --no-checks --dma-mode --dma-order --program-order --flush-subnormal-adds --diagnostics-format
   --diagnostics-file --color --Werror -Werror -Wall -Wextra -Wno-error -Wunused-binding -Wno-unused-binding
@@ -14,7 +16,14 @@ _kdt_transpile="--emit -o --MD --MF --MT --MP -MD -MF -MT -MP --arch --threads -
 _kdt_run="--input --random --random-all --output-dir --seed --cxx --cxxflags --portable --timeout --jobs -j -g --gdb --gdb-args --mpi -n"
 _kdt_build="--emit --xla-include --arch --cxx --cxxflags --portable"
 
-_kdt() {
+# COMPREPLY from the lines of standard input.
+_kdt_reply() {
+  COMPREPLY=()
+  local line
+  while IFS= read -r line; do COMPREPLY+=("$line"); done
+}
+
+_kdt_complete() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub=""
   # `--emit=cpp`: bash splits at `=`; complete the value of the option before it.
   if [[ $cur == "=" ]]; then
@@ -24,6 +33,14 @@ _kdt() {
   fi
   if (( COMP_CWORD > 1 )); then
     case ${COMP_WORDS[1]} in run | build | lsp) sub=${COMP_WORDS[1]} ;; esac
+  fi
+  # `--emit=cpp` as one word (zsh's words; bash splits it): complete the
+  # value, keeping `--emit=` in front of each candidate.
+  local keep=""
+  if [[ $cur == --*=* ]]; then
+    prev=${cur%%=*}
+    keep="$prev="
+    cur=${cur#*=}
   fi
   local values=""
   case $prev in
@@ -37,14 +54,15 @@ _kdt() {
     --devices) values="simulated mpi nvshmem" ;;
     --arch) values="sm_80 sm_86 sm_89 sm_90 sm_90a" ;;
     -o | --MF | -MF | --diagnostics-file | --input)
-      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+      _kdt_reply < <(compgen -f -- "$cur")
       return ;;
     -I | --output-dir | --xla-include)
-      mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+      _kdt_reply < <(compgen -d -- "$cur")
       return ;;
   esac
   if [[ -n $values ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
+    _kdt_reply < <(compgen -W "$values" -- "$cur")
+    [[ -n $keep ]] && COMPREPLY=("${COMPREPLY[@]/#/$keep}")
     return
   fi
   if [[ $cur == -* ]]; then
@@ -55,12 +73,12 @@ _kdt() {
       lsp) options="-I -D --stdio --help --max-nesting --max-expression-terms --max-include-depth --max-kernels" ;;
       *) options+=" $_kdt_transpile" ;;
     esac
-    mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
+    _kdt_reply < <(compgen -W "$options" -- "$cur")
     return
   fi
   # A subcommand first, then .kd files (and directories to reach them).
   local words=""
   (( COMP_CWORD == 1 )) && words="run build lsp"
-  mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur"; compgen -f -X '!*.kd' -- "$cur"; compgen -d -- "$cur")
+  _kdt_reply < <(compgen -W "$words" -- "$cur"; compgen -f -X '!*.kd' -- "$cur"; compgen -d -- "$cur")
 }
-complete -o filenames -F _kdt kdt
+complete -o filenames -F _kdt_complete kdt

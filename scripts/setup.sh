@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(antlr4 libantlr4-runtime-dev libboost-program-options-dev nlohmann-json3-dev doctest-dev
           cmake g++ ninja-build python3-numpy python3-venv man-db gdb libopenmpi-dev openmpi-bin
-          python3-jsonschema neovim)
+          python3-jsonschema neovim zsh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

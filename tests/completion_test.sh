@@ -10,7 +10,7 @@ complete_words() {  # complete_words WORD... -> the candidates for the last word
   COMP_WORDS=("$@")
   COMP_CWORD=$(( $# - 1 ))
   COMPREPLY=()
-  _kdt
+  _kdt_complete
   printf '%s\n' "${COMPREPLY[@]}"
 }
 expect() {  # expect LABEL WANTED OUTPUT

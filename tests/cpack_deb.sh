@@ -1,6 +1,6 @@
 #!/bin/sh
 # `cpack -G DEB` (issue 21): the package holds the stripped kdt, its man
-# page, bash completion, runtime headers, CMake package and pkg-config file,
+# page, bash and zsh completion, runtime headers, CMake package and pkg-config file,
 # names its dependencies, and its kdt runs from the unpacked tree; as root,
 # dpkg accepts it for installation (--dry-run: nothing is changed).
 #
@@ -21,6 +21,7 @@ dpkg-deb -f "$deb" Depends | grep -q "libantlr4-runtime4.9" || fail "no dependen
 dpkg-deb -f "$deb" Depends | grep -q "libboost-program-options" || fail "no dependency on Boost.Program_options"
 dpkg-deb -c "$deb" >"$work/contents.txt"
 for path in ./usr/bin/kdt ./usr/share/man/man1/kdt.1 ./usr/share/bash-completion/completions/kdt \
+            ./usr/share/zsh/vendor-completions/_kdt \
             ./usr/include/kdt/runtime/kdt_runtime.h ./usr/share/pkgconfig/kdt.pc ./usr/lib/cmake/kdt/kdtConfig.cmake; do
   grep -q " $path\$" "$work/contents.txt" || fail "the package lacks $path"
 done
