@@ -17,7 +17,6 @@
 
 namespace {
 
-
 // The HBM peak in GB/s: two transfers per memory clock over the bus.
 double peak_gbps() {
   int clock_khz = 0, bus_bits = 0;

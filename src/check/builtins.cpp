@@ -882,7 +882,7 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       descriptor.dma_add = add;
       descriptor.dma_remote = device != nullptr;
       for (const Symbol* named : {vs.ref, vd.ref, sem_symbol, src_sem_symbol}) {
-        if (named && named->function_local && descriptor.dma_local.empty()) descriptor.dma_local = named->name;
+        if (named && named->function_local && !descriptor.dma_local) descriptor.dma_local = named;
       }
       return descriptor;
     }

@@ -720,7 +720,7 @@ Type Checker::check_expr_kind(ast::Expr& e) {
           }
         }
         Type chosen = a.elements.empty() ? b : a;
-        chosen.dma_local = !a.dma_local.empty() ? a.dma_local : b.dma_local;
+        chosen.dma_local = a.dma_local ? a.dma_local : b.dma_local;
         return chosen;
       }
       if (!a.is_value() || !b.is_value()) {

@@ -277,7 +277,7 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
       const size_t i = inst.params.size();
       if (i < args.size()) t = args[i];
       else t.kind = Type::Kind::Dma;
-      t.dma_local.clear();  // the caller's scratch, not this body's
+      t.dma_local = nullptr;  // the caller's scratch, not this body's
     }
     if (t.is_error()) header_ok = false;
     Symbol& s = declare(p.kind == ast::FnParam::Kind::Sem ? Symbol::Kind::Sem : Symbol::Kind::Param, p.name, t);
@@ -359,9 +359,9 @@ void Checker::check_return(ast::Stmt& s) {
     }
     Type t = expect_descriptor(*s.values[i], "return");
     if (t.kind != Type::Kind::Dma) continue;
-    if (!t.dma_local.empty()) {
+    if (t.dma_local) {
       diags_.report(DiagCode::TypeMismatch, s.values[i]->range,
-                    name + " returns a descriptor that names `" + t.dma_local +
+                    name + " returns a descriptor that names `" + t.dma_local->name +
                         "`, declared in its body; it would outlive it (pass the scratch buffer or semaphore in)");
       continue;
     }

@@ -1,5 +1,6 @@
 // kdt's entry point: subcommand dispatch, and the guarantees every run
 // gives (no crash, no uncaught exception, exit status 3 for internal errors).
+#include <malloc.h>
 #include <pthread.h>
 
 #include <cstdio>
@@ -53,9 +54,20 @@ int transpile_main(const std::vector<std::string>& args) {
   return kdt::run_transpile(options);
 }
 
+// A one-shot command allocates an AST node per expression and frees them
+// all at exit: growing the heap 64 MiB at a time and never trimming it
+// saves the system calls and page faults of growing and shrinking it (on
+// the 1M-line benchmark input 3-4% of the user time and a third of the
+// system time). Not for `kdt lsp`, which lives long and gives memory back.
+void tune_allocator_for_one_shot() {
+  mallopt(M_TOP_PAD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 int dispatch(const std::vector<std::string>& args) {
   // Subcommands are recognised only as the first argument, so that
   // `kdt ./run` still transpiles a file named `run`.
+  if (args.empty() || args[0] != "lsp") tune_allocator_for_one_shot();
   if (!args.empty() && args[0] == "run") return kdt::run_main({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "build") return kdt::build_main({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "lsp") return kdt::lsp_main({args.begin() + 1, args.end()});

@@ -1,4 +1,5 @@
-// parse(Source) -> ast::File: lexing, the nesting guard, SLL-then-LL parsing.
+// parse(Source) -> ast::File: lexing, the input limits, SLL parsing one item
+// at a time, and full LL where SLL fails, for exact syntax errors.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -18,8 +19,11 @@
 #include "KDParser.h"
 #include "ast_builder.h"
 #include "error_strategy.h"
+#include "input_limits.h"
 #include "kdt/syntax/parse.h"
 #include "source_text.h"
+#include "token_stream.h"
+#include "unlocked_simulators.h"
 
 namespace kdt {
 
@@ -147,23 +151,6 @@ bool lexer_cannot_tell_non_ascii(const antlr4::atn::ATN& atn) {
   return true;
 }
 
-// The lexer's input with the stand-in: one code point per entry of
-// decoded.byte_offset (a code point is ASCII when its first byte is).
-// ANTLRInputStream's UTF-8 decoder drops a byte order mark that begins the
-// text, so this does too: the tokens are exactly those of decoded.utf8.
-class StandInStream : public antlr4::ANTLRInputStream {
- public:
-  StandInStream(const std::string& text, const syntax::DecodedText& decoded) {
-    const std::vector<uint32_t>& offsets = decoded.byte_offset;
-    size_t first = decoded.utf8.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 1 : 0;
-    _data.resize(offsets.size() - 1 - first);
-    for (size_t k = 0; k < _data.size(); ++k) {
-      unsigned char lead = static_cast<unsigned char>(text[offsets[first + k]]);
-      _data[k] = lead < 0x80 ? lead : kNonAsciiStandIn;
-    }
-  }
-};
-
 // Whether the lexer may read the stand-in (computed once).
 bool use_stand_in() {
   static const bool yes = [] {
@@ -174,137 +161,94 @@ bool use_stand_in() {
   return yes;
 }
 
-std::string limit_note(const char* flag) { return std::string("raise the limit with ") + flag + "=N"; }
-
-// `limit-exceeded` messages end with the flag and its value.
-std::string limit_is(const char* flag, int64_t value) {
-  return std::string("; the limit is ") + flag + "=" + std::to_string(value);
+// What the lexer reads: the source itself when it is ASCII; else one
+// stand-in byte per code point (a code point is ASCII when its first byte
+// is), ANTLRInputStream's UTF-8 decoder dropping a byte order mark that
+// begins the text, so the stand-ins do too: the tokens are exactly those of
+// decoded.utf8; else, should a lexer rule name a non-ASCII code point, the
+// decoded text.
+std::unique_ptr<antlr4::CharStream> lexer_input(const std::string& text, const syntax::DecodedText& decoded) {
+  if (decoded.ascii) return syntax::ByteCharStream::borrowing(text);
+  if (!use_stand_in()) return std::make_unique<antlr4::ANTLRInputStream>(decoded.utf8);
+  const std::vector<uint32_t>& offsets = decoded.byte_offset;
+  size_t first = decoded.utf8.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 1 : 0;
+  std::string stand_ins(offsets.size() - 1 - first, '\0');
+  for (size_t k = 0; k < stand_ins.size(); ++k) {
+    unsigned char lead = static_cast<unsigned char>(text[offsets[first + k]]);
+    stand_ins[k] = static_cast<char>(lead < 0x80 ? lead : kNonAsciiStandIn);
+  }
+  return syntax::ByteCharStream::owning(std::move(stand_ins));
 }
 
-// The parser recurses once per nesting level, and every later stage once per
-// level of the syntax tree, so input that would nest too deeply is refused
-// here, before parsing, instead of overflowing the stack. A token's level
-// counts the open brackets around it, the runs of prefix operators and the
-// chains of `?:` and `else if` (both nest in the grammar), each bracket
-// inheriting the level of the place where it opens; this bounds the depth of
-// the recursion in the parser (--max-nesting). Binary operators and postfix
-// indexings build left-deep trees without parser recursion: the tree of one
-// statement is at most as deep as its nesting plus its number of operators,
-// which --max-expression-terms bounds. Over-long literals are refused here too,
-// before anything converts them.
-bool check_limits(const std::vector<Token*>& tokens, const syntax::TokenRanges& ranges, DiagnosticEngine& diags,
-                  const Limits& limits) {
-  bool ok = true;
-  for (Token* t : tokens) {
-    size_t type = t->getType();
-    if (type != KDLexer::INT && type != KDLexer::FLOAT && type != KDLexer::STRING &&
-        type != KDLexer::UNTERMINATED_STRING) {
-      continue;
-    }
-    SourceRange r = ranges.of(t);
-    if (r.end - r.begin > limits.max_literal_length) {
-      diags.report(DiagCode::LimitExceeded, r,
-                   std::string(type == KDLexer::INT || type == KDLexer::FLOAT ? "number" : "string") + " literal of " +
-                       std::to_string(r.end - r.begin) + " bytes" +
-                       limit_is("--max-literal-length", limits.max_literal_length))
-          .note(limit_note("--max-literal-length"));
-      ok = false;
-    }
-  }
-  if (!ok) return false;
+// How far parsing got: the items built, and the file-wide index of the
+// first token of the next.
+struct ParseProgress {
+  size_t items = 0;
+  size_t next_token = 0;
+};
 
-  struct Level {
-    int64_t base = 0;   // the level of the bracket that opened it
-    int64_t chain = 0;  // `?` and `else if` links since the last `;` or `,`
-    int64_t terms_before = 0;  // the enclosing statement's operators, for `{`
-  };
-  std::vector<Level> levels{Level{}};
-  int64_t prefix_run = 0;
-  int64_t terms = 0;  // binary operators and `[` of the current statement
-  bool header = false;  // between `kernel`, `for` or `if` and its `{`
-  size_t previous_type = Token::INVALID_TYPE;
-  for (Token* t : tokens) {
-    if (t->getChannel() != Token::DEFAULT_CHANNEL) continue;
-    size_t type = t->getType();
-    int64_t level = 0;
-    switch (type) {
-      case KDLexer::LPAREN: case KDLexer::LBRACK: case KDLexer::LBRACE: {
-        const Level& outer = levels.back();
-        level = outer.base + outer.chain + prefix_run + 1;
-        // The statements of a body do not lie below its header's operators.
-        if (type == KDLexer::LBRACE && header) terms = outer.terms_before;
-        if (type == KDLexer::LBRACE) header = false;
-        levels.push_back(Level{level, 0, terms});
-        break;
-      }
-      case KDLexer::RPAREN: case KDLexer::RBRACK: case KDLexer::RBRACE:
-        if (levels.size() > 1) levels.pop_back();
-        break;
-      case KDLexer::SEMI: case KDLexer::COMMA:
-        levels.back().chain = 0;
-        break;
-      case KDLexer::QUESTION:
-        ++levels.back().chain;
-        break;
-      case KDLexer::IF:
-        if (previous_type == KDLexer::ELSE) ++levels.back().chain;
-        else levels.back().chain = 0;
-        break;
-      default: break;
-    }
-    bool prefix = (type == KDLexer::MINUS || type == KDLexer::BANG || type == KDLexer::TILDE) &&
-                  (previous_type == KDLexer::MINUS || previous_type == KDLexer::BANG ||
-                   previous_type == KDLexer::TILDE || previous_type == KDLexer::LPAREN ||
-                   previous_type == KDLexer::ASSIGN || prefix_run > 0);
-    prefix_run = prefix ? prefix_run + 1 : 0;
-    level = std::max(level, levels.back().base + levels.back().chain + prefix_run);
-    if (level > limits.max_nesting) {
-      diags.report(DiagCode::NestingTooDeep, ranges.of(t),
-                   "nesting deeper than " + std::to_string(limits.max_nesting) + " levels")
-          .note(limit_note("--max-nesting"));
-      return false;
-    }
-    // A statement ends at `;` and a new one starts at `kernel`, `for` and
-    // `if`; statements inside a `{ }` (an asm fallback) count on top of the
-    // statement around them.
-    switch (type) {
-      case KDLexer::SEMI: case KDLexer::KERNEL: case KDLexer::FOR: case KDLexer::IF:
-        terms = levels.back().terms_before;
-        header = type != KDLexer::SEMI;
-        break;
-      case KDLexer::STAR: case KDLexer::SLASH: case KDLexer::PERCENT: case KDLexer::PLUS: case KDLexer::MINUS:
-      case KDLexer::SHL: case KDLexer::SHR: case KDLexer::AMP: case KDLexer::CARET: case KDLexer::PIPE:
-      case KDLexer::LT: case KDLexer::LE: case KDLexer::GT: case KDLexer::GE: case KDLexer::EQ: case KDLexer::NE:
-      case KDLexer::AND: case KDLexer::OR: case KDLexer::LBRACK:
-        if (++terms > limits.max_expression_terms) {
-          diags.report(DiagCode::LimitExceeded, ranges.of(t),
-                       "more than " + std::to_string(limits.max_expression_terms) + " operators in one statement" +
-                           limit_is("--max-expression-terms", limits.max_expression_terms))
-              .note("split the expression with `let` bindings, or " + limit_note("--max-expression-terms"));
-          return false;
-        }
-        break;
-      default: break;
-    }
-    previous_type = type;
-  }
-  return true;
-}
-
-}  // namespace
-
-std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, DiagnosticEngine& diags,
-                                    const ParseOptions& options) {
-  const std::string& text = sources.file(file).text;
-  syntax::DecodedText decoded = syntax::decode_source(text);
-  syntax::TokenRanges ranges(file, decoded);
-  size_t errors_before = diags.error_count();
-
-  std::unique_ptr<antlr4::ANTLRInputStream> input;
-  if (use_stand_in()) input = std::make_unique<StandInStream>(text, decoded);
-  else input = std::make_unique<antlr4::ANTLRInputStream>(decoded.utf8);
-  KDLexer lexer(input.get());
+// Both parses' lexer: no console listener, kdt's simulator.
+void prepare(KDLexer& lexer) {
   lexer.removeErrorListeners();
+  syntax::use_unlocked_simulators(lexer);
+}
+
+// Both parses' parser, as each starts: kdt's simulator, SLL prediction that
+// bails at the first syntax error.
+void prepare_sll(KDParser& parser) {
+  parser.removeErrorListeners();
+  syntax::use_unlocked_simulators(parser);
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+}
+
+// The common case, in the memory of one item's tokens (issue 17): SLL
+// prediction, which is enough for almost every input and much faster; each
+// item's AST built, and its parse tree and tokens freed, before the next is
+// lexed and parsed. Stops at the first syntax error or the first token that
+// needs a diagnostic (a lexical error, a literal or nesting over the
+// limits), which parse_buffered reports; true when it reached the end.
+bool parse_streaming(const std::string& text, const syntax::DecodedText& decoded, const syntax::TokenRanges& ranges,
+                     DiagnosticEngine& diags, const ParseOptions& options, ast::File& out, ParseProgress& progress) {
+  // Strings holding a malformed byte are diagnosed.
+  if (!decoded.invalid_bytes.empty()) return false;
+  std::unique_ptr<antlr4::CharStream> input = lexer_input(text, decoded);
+  KDLexer lexer(input.get());
+  prepare(lexer);
+  syntax::InputLimits limits(options.limits);
+  syntax::AdmittingTokenSource source(lexer, [&](const Token& t) {
+    return t.getChannel() != KDLexer::ERRORS && limits.literal_fits(t, ranges) &&
+           limits.step(t) == syntax::InputLimits::Verdict::Ok;
+  });
+  syntax::ForgetfulTokenStream tokens(&source);
+  KDParser parser(&tokens);
+  prepare_sll(parser);
+  try {
+    while (tokens.LA(1) != Token::EOF) {
+      KDParser::TopItemContext* item = parser.topItem();
+      syntax::build_item(item, ranges, text, diags, out);
+      parser.getTreeTracker().reset();
+      tokens.forget_consumed();
+      ++progress.items;
+      progress.next_token = tokens.file_index();
+    }
+    return true;
+  } catch (const antlr4::ParseCancellationException&) {
+  } catch (const syntax::TokenRefused&) {
+  }
+  return false;
+}
+
+// Every token in memory: reports the lexical errors and the limits, then
+// parses on from `progress` with SLL, and after a syntax error the whole
+// file again with full LL, for exact messages, building the items not built
+// yet, unless an error was reported since `errors_before`.
+void parse_buffered(const std::string& text, const syntax::DecodedText& decoded, const syntax::TokenRanges& ranges,
+                    DiagnosticEngine& diags, const ParseOptions& options, ast::File& out, ParseProgress progress,
+                    size_t errors_before) {
+  std::unique_ptr<antlr4::CharStream> input = lexer_input(text, decoded);
+  KDLexer lexer(input.get());
+  prepare(lexer);
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
   report_lexical_errors(tokens.getTokens(), ranges, decoded, diags);
@@ -319,26 +263,17 @@ std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, D
       after_error = false;
     }
   }
-  if (!check_limits(tokens.getTokens(), ranges, diags, options.limits)) return std::nullopt;
+  if (!syntax::check_limits(tokens.getTokens(), ranges, diags, options.limits)) return;
 
   KDParser parser(&tokens);
-  parser.removeErrorListeners();
-  ast::File out;
-  out.file = file;
-  // One top-level item at a time: its AST is built and its parse tree
-  // freed before the next is parsed, so the front end holds one item's
-  // tree, not the whole file's (issue 17). SLL is enough for almost every
-  // input and much faster; full LL only runs again when SLL fails, to get
-  // exact errors, and builds only the items SLL did not reach.
-  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
-  parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
-  size_t built = 0;
+  prepare_sll(parser);
   try {
+    tokens.seek(progress.next_token);
     while (tokens.LA(1) != Token::EOF) {
       KDParser::TopItemContext* item = parser.topItem();
       syntax::build_item(item, ranges, text, diags, out);
       parser.getTreeTracker().reset();
-      ++built;
+      ++progress.items;
     }
   } catch (const antlr4::ParseCancellationException&) {
     parser.getTreeTracker().reset();
@@ -349,9 +284,26 @@ std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, D
     strategy->set_quiet_tokens(std::move(quiet));
     parser.setErrorHandler(strategy);
     KDParser::FileContext* tree = parser.file();
-    if (diags.error_count() != errors_before) return std::nullopt;
+    if (diags.error_count() != errors_before) return;
     const std::vector<KDParser::TopItemContext*> items = tree->topItem();
-    for (size_t i = built; i < items.size(); ++i) syntax::build_item(items[i], ranges, text, diags, out);
+    for (size_t i = progress.items; i < items.size(); ++i) syntax::build_item(items[i], ranges, text, diags, out);
+  }
+}
+
+}  // namespace
+
+std::optional<ast::File> parse_file(const SourceManager& sources, FileId file, DiagnosticEngine& diags,
+                                    const ParseOptions& options) {
+  std::lock_guard<std::mutex> hold(syntax::parse_lock());
+  const std::string& text = sources.file(file).text;
+  syntax::DecodedText decoded = syntax::decode_source(text);
+  syntax::TokenRanges ranges(file, decoded);
+  size_t errors_before = diags.error_count();
+  ast::File out;
+  out.file = file;
+  ParseProgress progress;
+  if (!parse_streaming(text, decoded, ranges, diags, options, out, progress)) {
+    parse_buffered(text, decoded, ranges, diags, options, out, progress, errors_before);
   }
   if (diags.error_count() != errors_before) return std::nullopt;
   return out;

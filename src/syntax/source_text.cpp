@@ -8,6 +8,9 @@ namespace kdt::syntax {
 
 DecodedText decode_source(const std::string& text) {
   DecodedText out;
+  out.bytes = static_cast<uint32_t>(text.size());
+  out.ascii = std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (out.ascii) return out;
   out.utf8.reserve(text.size());
   out.byte_offset.reserve(text.size() + 1);
   size_t i = 0;
@@ -55,14 +58,14 @@ DecodedText decode_source(const std::string& text) {
 }
 
 uint32_t TokenRanges::byte(size_t code_point) const {
+  if (text_.ascii) return static_cast<uint32_t>(std::min<size_t>(code_point, text_.bytes));
   return text_.byte_offset[std::min(code_point, text_.byte_offset.size() - 1)];
 }
 
 SourceRange TokenRanges::of(const antlr4::Token* token) const {
   if (!token) return {};
   if (token->getType() == antlr4::Token::EOF) {
-    uint32_t end = text_.byte_offset.back();
-    return {file_, end, end};
+    return {file_, text_.bytes, text_.bytes};
   }
   return {file_, byte(token->getStartIndex()), byte(token->getStopIndex() + 1)};
 }

@@ -15,7 +15,11 @@ namespace kdt::syntax {
 
 // The text handed to ANTLR: valid UTF-8 in which every malformed byte of
 // the source is one U+FFFD, plus the byte offset of every code point.
+// An ASCII source is its own decoding: `utf8` and `byte_offset` stay empty
+// (they would hold a copy of the text and four bytes per byte).
 struct DecodedText {
+  bool ascii = false;
+  uint32_t bytes = 0;  // the source's length
   std::string utf8;
   std::vector<uint32_t> byte_offset;   // size = code points + 1
   std::vector<uint32_t> invalid_bytes;  // offsets of malformed bytes

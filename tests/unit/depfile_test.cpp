@@ -1,6 +1,7 @@
 // Depfiles and outputs as build systems use them (issue 7), beyond
 // cli_test.cpp: every --emit kind writes a complete depfile, and a pipe
 // given to -o is written in place, never replaced.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +49,11 @@ TEST_SUITE("cli") {
     std::string received;
     std::thread reader([&] { received = kdt::test::read_text(fifo); });
     kdt::test::RunResult r = kdt::test::run_kdt("--emit=ast -o " + fifo + " " + tmp.file("k.kd"));
+    // Should kdt have exited without opening the pipe, the reader would wait
+    // for a writer forever: be that writer (it then reads nothing and the
+    // test fails instead of hanging). Refused when no reader waits any more.
+    int release = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (release >= 0) ::close(release);
     reader.join();
     CHECK(r.status == 0);
     CHECK(received.find("\"kind\"") != std::string::npos);

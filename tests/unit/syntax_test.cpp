@@ -656,6 +656,39 @@ TEST_SUITE("syntax") {
     CHECK(codes(*s) == std::vector<std::string>{"syntax"});
   }
 
+  // Items are parsed as they are lexed, each built and its tokens freed
+  // before the next; an item that needs a diagnostic sends the file back
+  // through the buffered parse, which must report it as a whole-file parse
+  // would and keep the items already built once.
+  TEST_CASE("errors after items already streamed are reported once, where they are") {
+    const std::string good = "const A = 1;\nkernel k(x: inout i32[4] @global) grid(1) {\n    x[0] = A;\n}\n";
+    struct Case {
+      std::string tail;
+      std::string code;
+      std::string at;
+    };
+    const Case cases[] = {
+        {"const B = 2 $ 1;\n", "syntax", "5:13-5:14"},            // a lexical error
+        {"const B = 2\nconst C = 3;\n", "syntax", "5:12-5:12"},   // a syntax error
+        {"const B = ((((1))));\n", "nesting-too-deep", "5:14-5:15"},
+    };
+    for (const Case& k : cases) {
+      CAPTURE(k.tail);
+      kdt::Options options;
+      options.limits.max_nesting = 3;
+      auto c = kdt::test::front_end(good + k.tail, "test.kd", options);
+      REQUIRE(c->diags.diagnostics().size() == 1);
+      const kdt::Diagnostic& d = c->diags.diagnostics()[0];
+      CHECK(kdt::diag_info(d.code).name == k.code);
+      CHECK(position(*c, d.range) == k.at);
+      CHECK_FALSE(c->parsed);
+    }
+    // Non-ASCII text before and after: the ranges stay exact.
+    auto c = parse("// π\n" + good + "const B = 2; // größe\nconst C = B;\n");
+    REQUIRE(main_file(*c).consts.size() == 3);
+    CHECK(text_of(*c, main_file(*c).consts[2].range) == "const C = B;");
+  }
+
   TEST_CASE("an empty file is an empty program") {
     auto c = parse("");
     CHECK(main_file(*c).kernels.empty());

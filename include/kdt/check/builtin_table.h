@@ -109,10 +109,10 @@ DType dot_accumulator(DType input);
 // One keyword argument as the checker typed it.
 struct KeywordArg {
   const ast::Expr* value = nullptr;  // null when the call does not give it
-  // BoolLiteral: the literal's value.
-  bool flag = false;
   // ConstAxis: the axis.
   std::optional<int64_t> constant;
+  // BoolLiteral: the literal's value.
+  bool flag = false;
   // DTypeName: the dtype.
   std::optional<DType> dtype;
 };

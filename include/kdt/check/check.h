@@ -18,26 +18,27 @@ namespace kdt {
 struct Symbol {
   // Type: a type alias or a `: type` generic, its dtype in `type`.
   // Function: a `fn`, whose declaration the checker keeps by name.
-  enum class Kind { Const, Param, Scratch, Sem, Let, Var, LoopVar, AsmInput, AsmOutput, Type, Function };
+  enum class Kind : uint8_t { Const, Param, Scratch, Sem, Let, Var, LoopVar, AsmInput, AsmOutput, Type, Function };
+  // The small fields first, packed (a large program has a symbol per binding).
   Kind kind = Kind::Let;
-  std::string name;
-  SourceRange range;  // the declaring name
-  Type type;
-  std::optional<int64_t> const_value;  // Const
   ast::ParamMode mode = ast::ParamMode::In;  // Param
   bool used = false;
-  // A ref parameter of a function: the first place its body writes it
-  // (a store or a DMA into it), for `write-to-input` at the calls.
-  SourceRange first_write;
   // A scratch buffer or semaphore declared in a function body (section 12):
   // scoped to the call, so a returned descriptor may not name it.
   bool function_local = false;
-  // A grid-axis name (section 13): the axis it binds `program_id` of.
-  int grid_axis = -1;
   // A kernel parameter with a block spec: inside the body, its block.
   bool block_spec = false;
+  // A grid-axis name (section 13): the axis it binds `program_id` of.
+  int grid_axis = -1;
   // Unique within its kernel, so that emitted names never collide.
   int id = 0;
+  std::string name;
+  SourceRange range;  // the declaring name
+  // A ref parameter of a function: the first place its body writes it
+  // (a store or a DMA into it), for `write-to-input` at the calls.
+  SourceRange first_write;
+  Type type;
+  std::optional<int64_t> const_value;  // Const
 };
 
 struct CheckOptions {

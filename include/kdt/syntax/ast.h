@@ -50,15 +50,15 @@ struct Block {
   SourceRange range;
 };
 
-enum class UnaryOp { Neg, Not, BitNot };
-enum class BinaryOp { Mul, Div, Rem, Add, Sub, Shl, Shr, BitAnd, BitXor, BitOr, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+enum class UnaryOp : uint8_t { Neg, Not, BitNot };
+enum class BinaryOp : uint8_t { Mul, Div, Rem, Add, Sub, Shl, Shr, BitAnd, BitXor, BitOr, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 const char* unary_op_spelling(UnaryOp op);
 const char* binary_op_spelling(BinaryOp op);
 inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Lt && op <= BinaryOp::Ne; }
 
 // One entry of `r[...]`.
 struct IndexEntry {
-  enum class Kind { Scalar, Full, Slice, DynSlice, Ellipsis };
+  enum class Kind : uint8_t { Scalar, Full, Slice, DynSlice, Ellipsis };
   Kind kind = Kind::Full;
   ExprPtr first;   // Scalar: the index; Slice: start; DynSlice: start
   ExprPtr second;  // Slice: stop; DynSlice: size
@@ -69,7 +69,7 @@ struct IndexEntry {
 };
 
 struct Arg {
-  enum class Kind { Positional, Keyword, Type, Shape };
+  enum class Kind : uint8_t { Positional, Keyword, Type, Shape };
   Kind kind = Kind::Positional;
   Name keyword;                        // Keyword
   ExprPtr value;                       // Positional, Keyword
@@ -113,24 +113,26 @@ struct AsmBlock {
 struct Expr {
   // DeviceCoords: `(d0, d1)` or `(y: e)` as the value of `device=` (section
   // 15), one Arg per coordinate (a Keyword arg names its mesh axis).
-  enum class Kind { IntLiteral, FloatLiteral, BoolLiteral, Name, Unary, Binary, Ternary, Call, Index, Asm, DeviceCoords };
+  enum class Kind : uint8_t {
+    IntLiteral, FloatLiteral, BoolLiteral, Name, Unary, Binary, Ternary, Call, Index, Asm, DeviceCoords
+  };
+  // The small fields first, packed: a large input has millions of
+  // expressions (issue 17).
   Kind kind = Kind::IntLiteral;
-  SourceRange range;
   bool parenthesized = false;
-
   // Literals. An integer literal that does not fit 64 bits sets `too_large`.
-  uint64_t int_value = 0;
   bool too_large = false;
-  double float_value = 0;
   bool bool_value = false;
-  std::string spelling;  // literal text, name, or callee
-
   UnaryOp unary_op = UnaryOp::Neg;
   BinaryOp binary_op = BinaryOp::Add;
+  SourceRange range;
   SourceRange op_range;
-  std::vector<ExprPtr> operands;  // Unary 1, Binary 2, Ternary 3, Index: the base
-
   SourceRange callee_range;  // Call
+  uint64_t int_value = 0;
+  double float_value = 0;
+  std::string spelling;  // literal text, name, or callee
+
+  std::vector<ExprPtr> operands;  // Unary 1, Binary 2, Ternary 3, Index: the base
   std::vector<Arg> args;
   std::vector<IndexEntry> indices;  // Index
   std::unique_ptr<AsmBlock> asm_block;
@@ -148,7 +150,7 @@ struct Expr {
   const FunctionInstance* instance = nullptr;
 };
 
-enum class AssignOp { Assign, Add, Sub, Mul };
+enum class AssignOp : uint8_t { Assign, Add, Sub, Mul };
 
 struct IfClause {
   ExprPtr cond;  // null for the final `else`
@@ -157,7 +159,7 @@ struct IfClause {
 };
 
 struct Stmt {
-  enum class Kind { Scratch, Sem, Let, LetTuple, Var, For, While, If, Assert, Assign, Expr, Block, Return };
+  enum class Kind : uint8_t { Scratch, Sem, Let, LetTuple, Var, For, While, If, Assert, Assign, Expr, Block, Return };
   Kind kind = Kind::Expr;
   SourceRange range;
 
@@ -184,7 +186,7 @@ struct Stmt {
   std::vector<const Symbol*> declared;
 };
 
-enum class ParamMode { In, Out, InOut, Scalar };
+enum class ParamMode : uint8_t { In, Out, InOut, Scalar };
 
 // `block [B0, B1, ...] at (e0, e1, ...)` on a kernel parameter (section 13).
 struct BlockSpec {
