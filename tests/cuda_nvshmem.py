@@ -2,7 +2,7 @@
 """--emit=cuda --devices=nvshmem (issue 20): every devices(N) sample's CUDA,
 compiled with nvcc (-rdc=true) against the NVSHMEM headers and linked with
 its host and device libraries (the nvidia-nvshmem-cu13 wheel that
-scripts/setup-nvshmem.sh installs into BUILD/nvshmem-venv, or
+scripts/setup-cuda-tools.sh installs into BUILD/cuda-tools, or
 $KDT_NVSHMEM_HOME) into a program that calls the kernel's launcher. The
 emitted code must use NVSHMEM's puts, signals, waits and collective launch.
 Not run: no GPU is needed here (scripts/gpu-check runs them where one is).
@@ -41,7 +41,7 @@ def find_nvshmem(build):
     home = os.environ.get("KDT_NVSHMEM_HOME")
     if home:
         return home
-    found = glob.glob(os.path.join(build, "nvshmem-venv", "lib", "python3*", "site-packages", "nvidia", "nvshmem"))
+    found = glob.glob(os.path.join(build, "cuda-tools", "lib", "python3*", "site-packages", "nvidia", "nvshmem"))
     return found[0] if found else None
 
 
@@ -49,7 +49,7 @@ def main():
     kdt, src, build = sys.argv[1:4]
     nvcc, home = find_nvcc(), find_nvshmem(build)
     if not nvcc or not home or not os.path.exists(os.path.join(home, "include", "nvshmem.h")):
-        print("NVSHMEM-SKIPPED: nvcc %s, NVSHMEM %s (scripts/setup-nvshmem.sh installs it where nvcc is)" % (nvcc, home))
+        print("NVSHMEM-SKIPPED: nvcc %s, NVSHMEM %s (scripts/setup-cuda-tools.sh installs it where nvcc is)" % (nvcc, home))
         return 0
     host_lib = sorted(glob.glob(os.path.join(home, "lib", "libnvshmem_host.so*")))[0]
     samples = sorted(f for f in glob.glob(os.path.join(src, "samples", "*.kd")) if "devices(" in open(f).read())

@@ -628,15 +628,55 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
     }
     std::string cuobjdump = find_tool("cuobjdump");
     if (cuobjdump.empty()) {
-      MESSAGE("cuobjdump not found: the SASS check (HMMA/IMMA) is skipped; the PTX check above ran");
+      MESSAGE("cuobjdump not found (scripts/setup-cuda-tools.sh installs it from PyPI): the SASS checks "
+              "(HMMA/IMMA, bulk copies) are skipped; the PTX checks ran");
       return;
     }
-    REQUIRE(emit(sample("mixed_precision"), "cuda", "sm_90", tmp.file("mp.cu")) == 0);
-    REQUIRE(sh(nvcc + " -std=c++17 -arch=sm_90 -c " + tmp.file("mp.cu") + " -o " + tmp.file("mp.o")) == 0);
-    REQUIRE(sh(cuobjdump + " -sass " + tmp.file("mp.o") + " > " + tmp.file("mp.sass")) == 0);
-    std::string sass = read_text(tmp.file("mp.sass"));
-    CHECK(sass.find("HMMA") != std::string::npos);
-    CHECK(sass.find("IMMA") != std::string::npos);
+    // What the GPU runs, as nvcc builds it for each arch.
+    auto sass = [&](const std::string& kd, const std::string& arch, const std::string& flags) {
+      std::string cu = tmp.file("s.cu"), obj = tmp.file("s.o"), out = tmp.file("s.sass");
+      REQUIRE(run_kdt("--emit=cuda --arch=" + arch + " " + flags + " " + shell_quote(kd) + " -o " + shell_quote(cu)).status ==
+              0);
+      REQUIRE(sh(nvcc + " -std=c++17 -arch=" + arch + " -c " + cu + " -o " + obj) == 0);
+      REQUIRE(sh(cuobjdump + " -sass " + obj + " > " + out) == 0);
+      return read_text(out);
+    };
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      CAPTURE(arch);
+      std::string mp = sass(sample("mixed_precision"), arch, "");
+      CHECK(mp.find("HMMA.16816.F32.BF16") != std::string::npos);
+      CHECK(mp.find("IMMA.16816.S8.S8") != std::string::npos);
+      CHECK(sass(sample("matmul"), arch, "--cuda-tf32").find("HMMA.1684.F32.TF32") != std::string::npos);
+      // Without --cuda-tf32 an f32 dot stays exact: no tensor-core instruction.
+      CHECK(sass(sample("matmul"), arch, "").find("HMMA") == std::string::npos);
+    }
+  }
+
+  // The DMA lowerings as the GPU runs them (issue 19): on sm_90 the bulk
+  // copy engine (UBLKCP) completing on an mbarrier (SYNCS) and the f32 bulk
+  // reduce (UBLKRED); on sm_80 cp.async (LDGSTS).
+  TEST_CASE("DMA lowerings in the SASS: bulk copies and reduce on sm_90, cp.async on sm_80") {
+    std::string nvcc = nvcc_or_skip();
+    if (nvcc.empty()) return;
+    std::string cuobjdump = find_tool("cuobjdump");
+    if (cuobjdump.empty()) {
+      MESSAGE("cuobjdump not found (scripts/setup-cuda-tools.sh installs it from PyPI): the SASS check is skipped");
+      return;
+    }
+    TempDir tmp;
+    auto sass = [&](const std::string& arch) {
+      REQUIRE(emit(sample("accumulate_blocks"), "cuda", arch, tmp.file(arch + ".cu")) == 0);
+      REQUIRE(sh(nvcc + " -std=c++17 -arch=" + arch + " -c " + tmp.file(arch + ".cu") + " -o " + tmp.file(arch + ".o")) == 0);
+      REQUIRE(sh(cuobjdump + " -sass " + tmp.file(arch + ".o") + " > " + tmp.file(arch + ".sass")) == 0);
+      return read_text(tmp.file(arch + ".sass"));
+    };
+    std::string h = sass("sm_90");
+    CHECK(h.find("UBLKCP.S.G") != std::string::npos);
+    CHECK(h.find("UBLKRED.G.S.ADD.F32") != std::string::npos);
+    CHECK(h.find("SYNCS.PHASECHK.TRANS64.TRYWAIT") != std::string::npos);
+    std::string a = sass("sm_80");
+    CHECK(a.find("LDGSTS") != std::string::npos);
+    CHECK(a.find("UBLKCP") == std::string::npos);
   }
 
   TEST_CASE("lowerings on the PTX") {

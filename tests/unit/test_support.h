@@ -113,6 +113,9 @@ inline std::string find_tool(const std::string& tool) {
   std::vector<std::string> roots;
   if (const char* h = std::getenv("CUDA_HOME"); h && *h) roots.push_back(h);
   roots.push_back("/usr/local/cuda");
+  // The tools scripts/setup-cuda-tools.sh installs from PyPI (cuobjdump),
+  // named by ctest for the CUDA suites.
+  if (const char* t = std::getenv("KDT_CUDA_TOOLS"); t && *t) roots.push_back(t);
   for (const std::string& r : roots) {
     std::string p = r + "/bin/" + tool;
     if (::access(p.c_str(), X_OK) == 0) return p;
