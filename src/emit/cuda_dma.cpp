@@ -163,6 +163,15 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     w_.line("__syncthreads();");
     w_.open("if (kdt_tid == 0) {");
     if (kind == G2S) w_.line("kdt_cu::mbar_expect_tx(" + bar + ", " + std::to_string(bytes) + "u);");
+    // One tensor copy of the whole box where the launcher encoded its map
+    // and the shared side is 128-byte aligned; else one bulk copy per row.
+    const auto map = tensor_dma_.find(&s);
+    if (map != tensor_dma_.end()) {
+      const std::string smem = kind == G2S ? d0 : s0;
+      w_.open("if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(" + smem + ") & 127) == 0) {");
+      tensor_dma_issue(s, map->second, kind == G2S ? ss : ds, smem, bar);
+      w_.reopen("} else {");
+    }
     std::vector<std::string> idx;
     for (size_t i = 0; i < rank - tail; ++i) {
       std::string v = "r" + std::to_string(i) + "_";
@@ -177,6 +186,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     else if (kind == S2G) w_.line("kdt_cu::bulk_s2g(" + dp + ", " + sp + ", " + rb + ");");
     else w_.line("kdt_cu::bulk_s2g_add(" + dp + ", " + sp + ", " + rb + ");");
     for (size_t i = 0; i < rank - tail; ++i) w_.close();
+    if (map != tensor_dma_.end()) w_.close();
     if (kind != G2S) w_.line("kdt_cu::bulk_commit();");
     w_.close();
     // A bulk store is the program's next bulk group (every thread counts it).

@@ -64,6 +64,7 @@ bool KernelEmitter::emit() {
       atomic_add_refs_.insert(st.dst->ref);
     }
   });
+  plan_tensor_maps();
   emit_body();
   const int64_t limit = kdt_cu::max_shared_per_block(arch_);
   if (peak_ > limit) {
@@ -170,11 +171,15 @@ void KernelEmitter::emit_peer_table() {
 
 void KernelEmitter::emit_kernel() {
   if (multi_device()) emit_peer_table();
+  if (!tensor_maps_.empty()) emit_tensor_maps_type();
   out_.line("// Kernel `" + names_.kernel + "`: grid " + shape_string(k_.grid) + " = " + std::to_string(count_of(k_.grid)) +
             " blocks of " + std::to_string(threads_) + " threads, " + std::to_string(peak_) +
             " bytes of dynamic shared memory.");
-  out_.line("__global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + names_.kernel + "_kernel(" +
-            params_decl() + ")");
+  std::string params = params_decl();
+  if (!tensor_maps_.empty()) {
+    params += std::string(params.empty() ? "" : ", ") + "const __grid_constant__ " + tensor_maps_type() + " kdt_tensor_maps";
+  }
+  out_.line("__global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + names_.kernel + "_kernel(" + params + ")");
   out_.raw(w_.str());
   out_.line();
 }
@@ -183,6 +188,7 @@ void KernelEmitter::emit_launcher() {
   if (multi_device()) return emit_multi_device_launcher();
   std::string args;
   for (auto [is_ref, i] : k_.params) args += (args.empty() ? "" : ", ") + (is_ref ? names_.refs[i] : names_.scalars[i]);
+  if (!tensor_maps_.empty()) args += std::string(args.empty() ? "" : ", ") + "kdt_tensor_maps";
   std::string sig = params_decl();
   out_.line("#ifndef __CUDACC_RTC__");
   out_.line("constexpr unsigned " + names_.kernel + "_threads = " + std::to_string(threads_) + ";");
@@ -192,6 +198,7 @@ void KernelEmitter::emit_launcher() {
   out_.line("// Returns the launch status (cudaGetLastError after the launch).");
   out_.open("inline cudaError_t " + names_.kernel + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
   emit_shared_memory_opt_in();
+  if (!tensor_maps_.empty()) emit_tensor_maps_encode();
   out_.line(names_.kernel + "_kernel<<<dim3(" + names_.kernel + "_blocks), dim3(" + names_.kernel + "_threads), " + names_.kernel +
             "_shared_bytes, stream>>>(" + args + ");");
   out_.line("return cudaGetLastError();");

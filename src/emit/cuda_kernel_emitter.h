@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "c_like_emitter.h"
@@ -233,6 +234,25 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // then it depends on the ref's base alone. Otherwise all go to atomics.
   bool bulk_add_eligible(const ir::Stmt& s) const;
   std::set<int> atomic_add_refs_;
+  // Issue 19, item 9: a bulk DMA of several rows between a box of a global
+  // parameter and a contiguous shared region goes through a tensor map (one
+  // `cp.async.bulk.tensor` instead of one copy per row). A map per (ref,
+  // box shape), encoded by the launcher (kdt_cuda_tensor.h).
+  struct TensorMapUse {
+    int ref;
+    Shape box;  // per ref dimension, 1 where the view drops it
+    bool operator<(const TensorMapUse& o) const { return std::tie(ref, box) < std::tie(o.ref, o.box); }
+  };
+  static constexpr size_t kMaxTensorMaps = 8;  // 1 KiB of kernel parameters
+  void plan_tensor_maps();
+  std::map<TensorMapUse, int> tensor_maps_;     // -> index in the kernel's map table
+  std::map<const ir::Stmt*, int> tensor_dma_;  // DMA -> its map
+  // The thread-0 issue of a bulk DMA through its map; `smem` its shared side.
+  void tensor_dma_issue(const ir::Stmt& s, int map, const std::vector<std::string>& global_starts, const std::string& smem,
+                        const std::string& bar);
+  std::string tensor_maps_type() const { return names_.kernel + "_tensor_maps"; }
+  void emit_tensor_maps_type();
+  void emit_tensor_maps_encode();
   void dma_start(const ir::Stmt& s) override;
   // A remote DMA's source has been read: its `src_sem` completes now.
   // The cooperative path of a DMA: the whole block copies (or accumulates,

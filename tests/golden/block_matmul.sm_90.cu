@@ -1,7 +1,13 @@
 namespace kdt_kernels {
 
+// Tensor maps of `matmul` (one per global ref and box shape), encoded by its launcher;
+// ok == 0: a map could not be encoded and every DMA copies row by row.
+struct matmul_tensor_maps {
+  kdt_cu::TensorMap map[3];
+  int ok;
+};
 // Kernel `matmul`: grid [8, 8] = 64 blocks of 128 threads, 116096 bytes of dynamic shared memory.
-__global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float* b, float* c)
+__global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float* b, float* c, const __grid_constant__ matmul_tensor_maps kdt_tensor_maps)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
   const int64_t kdt_tid = threadIdx.x;
@@ -163,9 +169,19 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
             kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (a_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]), 8192u);
 #line 18
-            for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+            if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_a_blocks + (start2_) * 2048) & 127) == 0) {
 #line 18
-              kdt_cu::bulk_g2s(kdt_s_a_blocks + (start2_) * 2048 + (r0_) * 32, a + (start0_ + r0_) * 512 + (start1_ + 0), 128u, kdt_bar_a_sems + (a_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]));
+              const int kdt_box[5] = {static_cast<int>(start1_), static_cast<int>(start0_), 0, 0, 0};
+#line 18
+              kdt_cu::tensor_g2s<2>(kdt_s_a_blocks + (start2_) * 2048, &kdt_tensor_maps.map[0], kdt_box, kdt_bar_a_sems + (a_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]));
+#line 18
+            } else {
+#line 18
+              for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+#line 18
+                kdt_cu::bulk_g2s(kdt_s_a_blocks + (start2_) * 2048 + (r0_) * 32, a + (start0_ + r0_) * 512 + (start1_ + 0), 128u, kdt_bar_a_sems + (a_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(a_slot)]));
+#line 18
+              }
 #line 18
             }
 #line 18
@@ -225,9 +241,19 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
             kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (b_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]), 8192u);
 #line 19
-            for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+            if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_b_blocks + (start6_) * 2048) & 127) == 0) {
 #line 19
-              kdt_cu::bulk_g2s(kdt_s_b_blocks + (start6_) * 2048 + (r0_) * 64, b + (start4_ + r0_) * 512 + (start5_ + 0), 256u, kdt_bar_b_sems + (b_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]));
+              const int kdt_box[5] = {static_cast<int>(start5_), static_cast<int>(start4_), 0, 0, 0};
+#line 19
+              kdt_cu::tensor_g2s<2>(kdt_s_b_blocks + (start6_) * 2048, &kdt_tensor_maps.map[1], kdt_box, kdt_bar_b_sems + (b_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]));
+#line 19
+            } else {
+#line 19
+              for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+#line 19
+                kdt_cu::bulk_g2s(kdt_s_b_blocks + (start6_) * 2048 + (r0_) * 64, b + (start4_ + r0_) * 512 + (start5_ + 0), 256u, kdt_bar_b_sems + (b_slot) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(b_slot)]));
+#line 19
+              }
 #line 19
             }
 #line 19
@@ -320,9 +346,19 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 18
               kdt_cu::mbar_expect_tx(kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]), 8192u);
 #line 18
-              for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+              if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_a_blocks + (start10_) * 2048) & 127) == 0) {
 #line 18
-                kdt_cu::bulk_g2s(kdt_s_a_blocks + (start10_) * 2048 + (r0_) * 32, a + (start8_ + r0_) * 512 + (start9_ + 0), 128u, kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]));
+                const int kdt_box[5] = {static_cast<int>(start9_), static_cast<int>(start8_), 0, 0, 0};
+#line 18
+                kdt_cu::tensor_g2s<2>(kdt_s_a_blocks + (start10_) * 2048, &kdt_tensor_maps.map[0], kdt_box, kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]));
+#line 18
+              } else {
+#line 18
+                for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+#line 18
+                  kdt_cu::bulk_g2s(kdt_s_a_blocks + (start10_) * 2048 + (r0_) * 32, a + (start8_ + r0_) * 512 + (start9_ + 0), 128u, kdt_bar_a_sems + (kdt_cu::op_sub(int32_t(1), a_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_a_sems[(kdt_cu::op_sub(int32_t(1), a_slot))]));
+#line 18
+                }
 #line 18
               }
 #line 18
@@ -385,9 +421,19 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 19
               kdt_cu::mbar_expect_tx(kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]), 8192u);
 #line 19
-              for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+              if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_b_blocks + (start14_) * 2048) & 127) == 0) {
 #line 19
-                kdt_cu::bulk_g2s(kdt_s_b_blocks + (start14_) * 2048 + (r0_) * 64, b + (start12_ + r0_) * 512 + (start13_ + 0), 256u, kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]));
+                const int kdt_box[5] = {static_cast<int>(start13_), static_cast<int>(start12_), 0, 0, 0};
+#line 19
+                kdt_cu::tensor_g2s<2>(kdt_s_b_blocks + (start14_) * 2048, &kdt_tensor_maps.map[1], kdt_box, kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]));
+#line 19
+              } else {
+#line 19
+                for (int64_t r0_ = 0; r0_ < 32; ++r0_) {
+#line 19
+                  kdt_cu::bulk_g2s(kdt_s_b_blocks + (start14_) * 2048 + (r0_) * 64, b + (start12_ + r0_) * 512 + (start13_ + 0), 256u, kdt_bar_b_sems + (kdt_cu::op_sub(int32_t(1), b_slot)) * 8 + 8 * kdt_cu::dma_next_slot(kdt_q_b_sems[(kdt_cu::op_sub(int32_t(1), b_slot))]));
+#line 19
+                }
 #line 19
               }
 #line 19
@@ -602,9 +648,19 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
           if (kdt_tid == 0) {
 #line 20
-            for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+            if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_c_blocks + (start27_) * 4096) & 127) == 0) {
 #line 20
-              kdt_cu::bulk_s2g(c + (start28_ + r0_) * 512 + (start29_ + 0), kdt_s_c_blocks + (start27_) * 4096 + (r0_) * 64, 256u);
+              const int kdt_box[5] = {static_cast<int>(start29_), static_cast<int>(start28_), 0, 0, 0};
+#line 20
+              kdt_cu::tensor_s2g<2, false>(&kdt_tensor_maps.map[2], kdt_box, kdt_s_c_blocks + (start27_) * 4096);
+#line 20
+            } else {
+#line 20
+              for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
+#line 20
+                kdt_cu::bulk_s2g(c + (start28_ + r0_) * 512 + (start29_ + 0), kdt_s_c_blocks + (start27_) * 4096 + (r0_) * 64, 256u);
+#line 20
+              }
 #line 20
             }
 #line 20
@@ -666,7 +722,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   }
 #line 27
 }
-#line 1708 "<stdout>"
+#line 1885 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;
@@ -680,7 +736,24 @@ inline cudaError_t matmul(const float* a, const float* b, float* c, cudaStream_t
     cudaError_t e = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(matmul_shared_bytes));
     if (e != cudaSuccess) return e;
   }
-  matmul_kernel<<<dim3(matmul_blocks), dim3(matmul_threads), matmul_shared_bytes, stream>>>(a, b, c);
+  matmul_tensor_maps kdt_tensor_maps{};
+  kdt_tensor_maps.ok = 1;
+  {  // `a`, boxes of [64, 32]
+    const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};
+    const cuuint32_t box[] = {32u, 64u};
+    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[0], a, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box);
+  }
+  {  // `b`, boxes of [32, 64]
+    const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};
+    const cuuint32_t box[] = {64u, 32u};
+    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[1], b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box);
+  }
+  {  // `c`, boxes of [64, 64]
+    const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};
+    const cuuint32_t box[] = {64u, 64u};
+    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[2], c, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box);
+  }
+  matmul_kernel<<<dim3(matmul_blocks), dim3(matmul_threads), matmul_shared_bytes, stream>>>(a, b, c, kdt_tensor_maps);
   return cudaGetLastError();
 }
 #endif  // __CUDACC_RTC__

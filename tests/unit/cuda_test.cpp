@@ -227,6 +227,30 @@ TEST_SUITE("cuda_emit") {
     }
   }
 
+  // Issue 19, item 9: which DMAs go through tensor maps, and what the launcher encodes.
+  TEST_CASE("tensor maps: for boxes of several rows on sm_90, single-device kernels only") {
+    TempDir tmp;
+    REQUIRE(emit(sample("matmul"), "cuda", "sm_90", tmp.file("m.cu")) == 0);
+    std::string m = read_text(tmp.file("m.cu"));
+    CHECK(m.find("const __grid_constant__ matmul_tensor_maps kdt_tensor_maps)") != std::string::npos);
+    // A (512 x 512 f32) in boxes of 64 rows x 32 columns: innermost first.
+    CHECK(m.find("const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};\n    const cuuint32_t box[] = {32u, 64u};")
+          != std::string::npos);
+    CHECK(m.find("encode_tensor_map(&kdt_tensor_maps.map[0], A, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box)") !=
+          std::string::npos);
+    CHECK(m.find(">>>(A, B, C, kdt_tensor_maps);") != std::string::npos);
+    // Where the map cannot be used, the rows as before.
+    CHECK(m.find("if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_a_buf + 0) & 127) == 0) {") != std::string::npos);
+    CHECK(m.find("kdt_cu::bulk_g2s(kdt_s_a_buf + (r0_) * 32, A + (start0_ + r0_) * 512, 128u,") != std::string::npos);
+    // No maps: sm_80 (no tensor copies), a DMA of one contiguous run, devices(N).
+    for (auto [kd, arch] : {std::pair{"matmul", "sm_80"}, {"accumulate_blocks", "sm_90"}, {"ring_exchange", "sm_90"}}) {
+      CAPTURE(kd);
+      REQUIRE(emit(sample(kd), "cuda", arch, tmp.file("n.cu")) == 0);
+      std::string n = read_text(tmp.file("n.cu"));
+      CHECK(n.find("kdt_tensor_maps") == std::string::npos);
+    }
+  }
+
   TEST_CASE("devices(N): a peer table, per-device arguments and a cooperative launch") {
     TempDir tmp;
     REQUIRE(emit(sample("ring_exchange"), "cuda", "sm_90", tmp.file("r.cu")) == 0);
@@ -655,7 +679,7 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
   // The DMA lowerings as the GPU runs them (issue 19): on sm_90 the bulk
   // copy engine (UBLKCP) completing on an mbarrier (SYNCS) and the f32 bulk
   // reduce (UBLKRED); on sm_80 cp.async (LDGSTS).
-  TEST_CASE("DMA lowerings in the SASS: bulk copies and reduce on sm_90, cp.async on sm_80") {
+  TEST_CASE("DMA lowerings in the SASS: bulk and tensor copies and reduce on sm_90, cp.async on sm_80") {
     std::string nvcc = nvcc_or_skip();
     if (nvcc.empty()) return;
     std::string cuobjdump = find_tool("cuobjdump");
@@ -664,12 +688,13 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
       return;
     }
     TempDir tmp;
-    auto sass = [&](const std::string& arch) {
-      REQUIRE(emit(sample("accumulate_blocks"), "cuda", arch, tmp.file(arch + ".cu")) == 0);
+    auto sass_of = [&](const std::string& kd, const std::string& arch) {
+      REQUIRE(emit(kd, "cuda", arch, tmp.file(arch + ".cu")) == 0);
       REQUIRE(sh(nvcc + " -std=c++17 -arch=" + arch + " -c " + tmp.file(arch + ".cu") + " -o " + tmp.file(arch + ".o")) == 0);
       REQUIRE(sh(cuobjdump + " -sass " + tmp.file(arch + ".o") + " > " + tmp.file(arch + ".sass")) == 0);
       return read_text(tmp.file(arch + ".sass"));
     };
+    auto sass = [&](const std::string& arch) { return sass_of(sample("accumulate_blocks"), arch); };
     std::string h = sass("sm_90");
     CHECK(h.find("UBLKCP.S.G") != std::string::npos);
     CHECK(h.find("UBLKRED.G.S.ADD.F32") != std::string::npos);
@@ -677,6 +702,13 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
     std::string a = sass("sm_80");
     CHECK(a.find("LDGSTS") != std::string::npos);
     CHECK(a.find("UBLKCP") == std::string::npos);
+    // Issue 19, item 9: boxes of several rows through tensor maps: a load
+    // (UTMALDG), an f32 reduce-add (UTMAREDG) and a store (UTMASTG), each
+    // one instruction for the whole box.
+    std::string boxes = sass_of(KDT_SOURCE_DIR "/tests/e2e/regressions/tensor_boxes.kd", "sm_90");
+    CHECK(boxes.find("UTMALDG.2D") != std::string::npos);
+    CHECK(boxes.find("UTMAREDG.2D.ADD") != std::string::npos);
+    CHECK(sass_of(sample("block_matmul"), "sm_90").find("UTMASTG.2D") != std::string::npos);
   }
 
   TEST_CASE("lowerings on the PTX") {
@@ -694,6 +726,14 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
     REQUIRE(emit(sample("dma_pipeline"), "ptx", "sm_90", tmp.file("p.ptx")) == 0);
     std::string p = read_text(tmp.file("p.ptx"));
     CHECK(p.find("cp.async.bulk.wait_group 1;") != std::string::npos);
+    // Issue 19, item 9: matmul's tiles are boxes of 64 and 32 rows, one tensor
+    // copy each on sm_90 (a map per operand, encoded by the launcher); none on sm_80.
+    RunResult mm90 = run_kdt("--emit=ptx --arch=sm_90 " + shell_quote(sample("matmul")));
+    RunResult mm80 = run_kdt("--emit=ptx --arch=sm_80 " + shell_quote(sample("matmul")));
+    REQUIRE(mm90.status == 0);
+    REQUIRE(mm80.status == 0);
+    CHECK(mm90.out.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes") != std::string::npos);
+    CHECK(mm80.out.find("cp.async.bulk.tensor") == std::string::npos);
     CHECK(p.find("cp.async.bulk.wait_group 7;") != std::string::npos);
     REQUIRE(emit(sample("dma_pipeline"), "cuda", "sm_90", tmp.file("p.cu")) == 0);
     std::string pc = read_text(tmp.file("p.cu"));

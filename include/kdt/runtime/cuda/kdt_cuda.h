@@ -7,6 +7,7 @@
 //   kdt_cuda_dma.h   atomic accumulation, DMA queues, bulk copies, mbarriers
 //   kdt_cuda_sync.h  semaphores between devices, the multi-device launch
 //   kdt_cuda_mma.h   `dot` on tensor cores (warp matrix functions)
+//   kdt_cuda_tensor.h  multi-row DMAs through tensor maps
 // A classic guard (not #pragma once): in generated files this is the main file,
 // and several generated files may be included into one translation unit.
 #ifndef KDT_RUNTIME_CUDA_KDT_CUDA_H_
@@ -24,6 +25,9 @@ typedef unsigned long long uintptr_t;
 #else
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #endif
 #include <cuda_fp16.h>
@@ -45,5 +49,6 @@ typedef unsigned long long uintptr_t;
 #include "kdt_cuda_dma.h"
 #include "kdt_cuda_sync.h"
 #include "kdt_cuda_mma.h"
+#include "kdt_cuda_tensor.h"
 
 #endif  // KDT_RUNTIME_CUDA_KDT_CUDA_H_
