@@ -64,7 +64,7 @@ void KernelEmitter::plan_tensor_maps() {
     TensorMapUse use{global.ref, {}};
     for (size_t d = 0; d < gr.shape.size(); ++d) {
       const int64_t box = global.dims[d].dropped ? 1 : global.dims[d].size;
-      if (box > 256 || gr.shape[d] > (int64_t{1} << 32)) return;
+      if (box > 256 || gr.shape[d] >= (int64_t{1} << 31)) return;  // coordinates are s32
       if (d + 1 < gr.shape.size() && ((strides[d] * esize) % 16 != 0 || strides[d] * esize >= (int64_t{1} << 40))) return;
       use.box.push_back(box);
     }
