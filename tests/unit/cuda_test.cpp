@@ -150,6 +150,17 @@ int emit(const std::string& kd, const std::string& kind, const std::string& arch
   return run_kdt("--emit=" + kind + " --arch=" + arch + " " + shell_quote(kd) + " -o " + shell_quote(out)).status;
 }
 
+// The SASS of `kd` (a path) as nvcc builds its CUDA for `arch` (with kdt
+// `flags`): what the GPU runs. `cuobjdump` from find_tool; files in `tmp`.
+std::string sass_of(const TempDir& tmp, const std::string& nvcc, const std::string& cuobjdump, const std::string& kd,
+                    const std::string& arch, const std::string& flags = "") {
+  const std::string cu = tmp.file("s.cu"), obj = tmp.file("s.o"), out = tmp.file("s.sass");
+  REQUIRE(run_kdt("--emit=cuda --arch=" + arch + " " + flags + " " + shell_quote(kd) + " -o " + shell_quote(cu)).status == 0);
+  REQUIRE(sh(nvcc + " -std=c++17 -arch=" + arch + " -c " + cu + " -o " + obj) == 0);
+  REQUIRE(sh(cuobjdump + " -sass " + obj + " > " + out) == 0);
+  return read_text(out);
+}
+
 void nvcc_all_samples(const std::string& arch) {
   std::string nvcc = nvcc_or_skip();
   if (nvcc.empty()) return;
@@ -656,14 +667,8 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
               "(HMMA/IMMA, bulk copies) are skipped; the PTX checks ran");
       return;
     }
-    // What the GPU runs, as nvcc builds it for each arch.
     auto sass = [&](const std::string& kd, const std::string& arch, const std::string& flags) {
-      std::string cu = tmp.file("s.cu"), obj = tmp.file("s.o"), out = tmp.file("s.sass");
-      REQUIRE(run_kdt("--emit=cuda --arch=" + arch + " " + flags + " " + shell_quote(kd) + " -o " + shell_quote(cu)).status ==
-              0);
-      REQUIRE(sh(nvcc + " -std=c++17 -arch=" + arch + " -c " + cu + " -o " + obj) == 0);
-      REQUIRE(sh(cuobjdump + " -sass " + obj + " > " + out) == 0);
-      return read_text(out);
+      return sass_of(tmp, nvcc, cuobjdump, kd, arch, flags);
     };
     for (const char* arch : {"sm_80", "sm_90"}) {
       CAPTURE(arch);
@@ -688,27 +693,21 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
       return;
     }
     TempDir tmp;
-    auto sass_of = [&](const std::string& kd, const std::string& arch) {
-      REQUIRE(emit(kd, "cuda", arch, tmp.file(arch + ".cu")) == 0);
-      REQUIRE(sh(nvcc + " -std=c++17 -arch=" + arch + " -c " + tmp.file(arch + ".cu") + " -o " + tmp.file(arch + ".o")) == 0);
-      REQUIRE(sh(cuobjdump + " -sass " + tmp.file(arch + ".o") + " > " + tmp.file(arch + ".sass")) == 0);
-      return read_text(tmp.file(arch + ".sass"));
-    };
-    auto sass = [&](const std::string& arch) { return sass_of(sample("accumulate_blocks"), arch); };
-    std::string h = sass("sm_90");
+    auto sass = [&](const std::string& kd, const std::string& arch) { return sass_of(tmp, nvcc, cuobjdump, kd, arch); };
+    std::string h = sass(sample("accumulate_blocks"), "sm_90");
     CHECK(h.find("UBLKCP.S.G") != std::string::npos);
     CHECK(h.find("UBLKRED.G.S.ADD.F32") != std::string::npos);
     CHECK(h.find("SYNCS.PHASECHK.TRANS64.TRYWAIT") != std::string::npos);
-    std::string a = sass("sm_80");
+    std::string a = sass(sample("accumulate_blocks"), "sm_80");
     CHECK(a.find("LDGSTS") != std::string::npos);
     CHECK(a.find("UBLKCP") == std::string::npos);
     // Issue 19, item 9: boxes of several rows through tensor maps: a load
     // (UTMALDG), an f32 reduce-add (UTMAREDG) and a store (UTMASTG), each
     // one instruction for the whole box.
-    std::string boxes = sass_of(KDT_SOURCE_DIR "/tests/e2e/regressions/tensor_boxes.kd", "sm_90");
+    std::string boxes = sass(KDT_SOURCE_DIR "/tests/e2e/regressions/tensor_boxes.kd", "sm_90");
     CHECK(boxes.find("UTMALDG.2D") != std::string::npos);
     CHECK(boxes.find("UTMAREDG.2D.ADD") != std::string::npos);
-    CHECK(sass_of(sample("block_matmul"), "sm_90").find("UTMASTG.2D") != std::string::npos);
+    CHECK(sass(sample("block_matmul"), "sm_90").find("UTMASTG.2D") != std::string::npos);
   }
 
   TEST_CASE("lowerings on the PTX") {
