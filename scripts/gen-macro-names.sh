@@ -10,7 +10,7 @@
 # that a later include does not break names), the POSIX headers the harness
 # uses or may use (fcntl.h, sys/stat.h, signal.h, unistd.h, spawn.h, ...)
 # and glibc's extras (`major`, `minor`), in strict and GNU modes (`linux`,
-# `unix`), with g++ and clang++ where present, and CUDA's (cuda_runtime.h, cuda_fp16.h,
+# `unix`), with g++ and clang++ where present, and CUDA's (cuda.h, cudaTypedefs.h, cuda_runtime.h, cuda_fp16.h,
 # cuda_bf16.h) through nvcc, host and device passes, where /usr/local/cuda
 # (or $NVCC) has it. Names the rule in `is_reserved_name` covers already (those
 # that start with `_` and an uppercase letter, or contain `__`) are left
@@ -33,7 +33,7 @@ cxx_headers=(algorithm any array atomic bitset cassert cctype cerrno cfenv cfloa
   sys/types.h sys/sysmacros.h unistd.h fcntl.h sys/stat.h sys/wait.h sys/time.h sys/mman.h sys/file.h
   sys/resource.h signal.h spawn.h poll.h dirent.h pthread.h sched.h)
 for h in "${cxx_headers[@]}"; do echo "#include <$h>"; done >"$tmp/all.cpp"
-printf '#include <cstdint>\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n' >"$tmp/all.cu"
+printf '#include <cstdint>\n#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n' >"$tmp/all.cu"
 
 names() { awk '$1 == "#define" { sub(/\(.*/, "", $2); print $2 }'; }
 : >"$tmp/names"
