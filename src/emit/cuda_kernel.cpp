@@ -199,8 +199,8 @@ void KernelEmitter::emit_launcher() {
   out_.open("inline cudaError_t " + names_.kernel + "(" + sig + (sig.empty() ? "" : ", ") + "cudaStream_t stream = 0) {");
   emit_shared_memory_opt_in();
   if (!tensor_maps_.empty()) emit_tensor_maps_encode();
-  out_.line(names_.kernel + "_kernel<<<dim3(" + names_.kernel + "_blocks), dim3(" + names_.kernel + "_threads), " + names_.kernel +
-            "_shared_bytes, stream>>>(" + args + ");");
+  out_.line(own("_kernel") + "<<<dim3(" + own("_blocks") + "), dim3(" + own("_threads") + "), " + own("_shared_bytes") +
+            ", stream>>>(" + args + ");");
   out_.line("return cudaGetLastError();");
   out_.close();
   out_.line("#endif  // __CUDACC_RTC__");
@@ -210,11 +210,11 @@ void KernelEmitter::emit_launcher() {
 // A launcher's first lines: the dynamic shared memory fits the device, and
 // past 48 KiB the kernel opts in to it.
 void KernelEmitter::emit_shared_memory_opt_in() {
-  const std::string K = names_.kernel;
-  out_.line("if (cudaError_t e = kdt_cu::shared_memory_fits(\"" + k_.kd_name + "\", " + K + "_shared_bytes); e != cudaSuccess) return e;");
-  out_.open("if (" + K + "_shared_bytes > 48 * 1024) {");
-  out_.line("cudaError_t e = cudaFuncSetAttribute(" + K + "_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-            "static_cast<int>(" + K + "_shared_bytes));");
+  out_.line("if (cudaError_t e = kdt_cu::shared_memory_fits(\"" + k_.kd_name + "\", " + own("_shared_bytes") +
+            "); e != cudaSuccess) return e;");
+  out_.open("if (" + own("_shared_bytes") + " > 48 * 1024) {");
+  out_.line("cudaError_t e = cudaFuncSetAttribute(" + own("_kernel") + ", cudaFuncAttributeMaxDynamicSharedMemorySize, "
+            "static_cast<int>(" + own("_shared_bytes") + "));");
   out_.line("if (e != cudaSuccess) return e;");
   out_.close();
 }
@@ -246,14 +246,14 @@ void KernelEmitter::emit_multi_device_launcher() {
   out_.line("// enabled. Returns the first error.");
   out_.open("inline cudaError_t " + K + "(" + sig + "void* const (&sync)[" + n + "], const int (&device)[" + n +
             "], const cudaStream_t (&stream)[" + n + "]) {");
-  out_.line(K + "_peers peers{};");
+  out_.line(own("_peers") + " peers{};");
   out_.open("for (int d = 0; d < " + n + "; ++d) {");
   for (int ref : peer_refs_) out_.line("peers." + names_.refs[ref] + "[d] = " + names_.refs[ref] + "[d];");
   out_.line("peers.sync[d] = static_cast<unsigned long long*>(sync[d]);");
   out_.close();
   out_.line("kdt_cu::DeviceGroup<" + n + "> group(device, stream);");
-  out_.line("cudaError_t e = group.prepare(\"" + k_.kd_name + "\", reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_threads, " + K +
-            "_shared_bytes, " + K + "_blocks, sync, " + K + "_sync_bytes);");
+  out_.line("cudaError_t e = group.prepare(\"" + k_.kd_name + "\", reinterpret_cast<const void*>(" + own("_kernel") + "), " +
+            own("_threads") + ", " + own("_shared_bytes") + ", " + own("_blocks") + ", sync, " + own("_sync_bytes") + ");");
   out_.open("for (int d = 0; d < " + n + " && e == cudaSuccess; ++d) {");
   std::string args;
   for (auto [is_ref, i] : k_.params) {
@@ -263,8 +263,8 @@ void KernelEmitter::emit_multi_device_launcher() {
   }
   out_.line("int32_t device_ = d;");
   out_.line("void* args[] = {" + args + "&peers, &device_};");
-  out_.line("e = group.launch(d, reinterpret_cast<const void*>(" + K + "_kernel), " + K + "_blocks, " + K + "_threads, args, " +
-            K + "_shared_bytes);");
+  out_.line("e = group.launch(d, reinterpret_cast<const void*>(" + own("_kernel") + "), " + own("_blocks") + ", " +
+            own("_threads") + ", args, " + own("_shared_bytes") + ");");
   out_.close();
   out_.line("return group.finish(e);");
   out_.close();

@@ -157,6 +157,10 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   std::string param_type(bool is_ref, int i) const;
   std::string param_name(bool is_ref, int i) const { return is_ref ? names_.refs[i] : names_.scalars[i]; }
 
+  // A name the emitter declares for this kernel (`K_kernel`, `K_blocks`,
+  // `K_peers`, ...), as its launcher refers to it: qualified, so that a
+  // parameter spelled the same does not hide it.
+  std::string own(const char* suffix) const { return "kdt_kernels::" + names_.kernel + suffix; }
   // The kernel's parameters; devices(N) > 1 adds the peer table and the device id.
   std::string params_decl();
   // devices(N) > 1: what a device needs to reach its peers.

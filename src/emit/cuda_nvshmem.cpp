@@ -66,11 +66,11 @@ void KernelEmitter::emit_nvshmem_launcher() {
   emit_shared_memory_opt_in();
   out_.line("static void* sync = nullptr;");
   out_.open("if (!sync) {");
-  out_.line("sync = nvshmem_malloc(" + K + "_sync_bytes);");
+  out_.line("sync = nvshmem_malloc(" + own("_sync_bytes") + ");");
   out_.line("if (!sync) return cudaErrorMemoryAllocation;");
   out_.close();
   out_.line("// The peers this PE reaches by load and store (nvshmem_ptr; null on another node).");
-  out_.line(K + "_peers peers{};");
+  out_.line(own("_peers") + " peers{};");
   out_.open("for (int d = 0; d < " + n + "; ++d) {");
   for (int ref : peer_refs_) {
     out_.line("peers." + names_.refs[ref] + "[d] = static_cast<" + ctype(k_.refs[ref].dtype) + "*>(nvshmem_ptr(" +
@@ -80,11 +80,11 @@ void KernelEmitter::emit_nvshmem_launcher() {
   out_.close();
   out_.line("int32_t device_ = nvshmem_my_pe();");
   out_.line("peers.sync[device_] = static_cast<unsigned long long*>(sync);");
-  out_.line("if (cudaError_t e = cudaMemsetAsync(sync, 0, " + K + "_sync_bytes, stream); e != cudaSuccess) return e;");
+  out_.line("if (cudaError_t e = cudaMemsetAsync(sync, 0, " + own("_sync_bytes") + ", stream); e != cudaSuccess) return e;");
   out_.line("nvshmemx_barrier_all_on_stream(stream);  // no PE signals into a buffer not yet zeroed");
   out_.line("void* args[] = {" + args + "&peers, &device_};");
-  out_.line("if (nvshmemx_collective_launch(reinterpret_cast<const void*>(" + K + "_kernel), dim3(" + K + "_blocks), dim3(" + K +
-            "_threads), args, " + K + "_shared_bytes, stream) != 0) return cudaErrorLaunchFailure;");
+  out_.line("if (nvshmemx_collective_launch(reinterpret_cast<const void*>(" + own("_kernel") + "), dim3(" + own("_blocks") +
+            "), dim3(" + own("_threads") + "), args, " + own("_shared_bytes") + ", stream) != 0) return cudaErrorLaunchFailure;");
   out_.line("return cudaGetLastError();");
   out_.close();
   out_.line("#endif  // __CUDACC_RTC__");

@@ -105,7 +105,7 @@ void KernelEmitter::emit_tensor_maps_type() {
 }
 
 void KernelEmitter::emit_tensor_maps_encode() {
-  out_.line(tensor_maps_type() + " kdt_tensor_maps{};");
+  out_.line(own("_tensor_maps") + " kdt_tensor_maps{};");
   out_.line("kdt_tensor_maps.ok = 1;");
   std::vector<std::pair<int, TensorMapUse>> in_order;
   for (const auto& [use, i] : tensor_maps_) in_order.emplace_back(i, use);

@@ -153,12 +153,12 @@ constexpr size_t accumulate_blocks_shared_bytes = 132232;
 // Launches `accumulate_blocks` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t accumulate_blocks(const float* x, float* out, cudaStream_t stream = 0) {
-  if (cudaError_t e = kdt_cu::shared_memory_fits("accumulate_blocks", accumulate_blocks_shared_bytes); e != cudaSuccess) return e;
-  if (accumulate_blocks_shared_bytes > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(accumulate_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(accumulate_blocks_shared_bytes));
+  if (cudaError_t e = kdt_cu::shared_memory_fits("accumulate_blocks", kdt_kernels::accumulate_blocks_shared_bytes); e != cudaSuccess) return e;
+  if (kdt_kernels::accumulate_blocks_shared_bytes > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(kdt_kernels::accumulate_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kdt_kernels::accumulate_blocks_shared_bytes));
     if (e != cudaSuccess) return e;
   }
-  accumulate_blocks_kernel<<<dim3(accumulate_blocks_blocks), dim3(accumulate_blocks_threads), accumulate_blocks_shared_bytes, stream>>>(x, out);
+  kdt_kernels::accumulate_blocks_kernel<<<dim3(kdt_kernels::accumulate_blocks_blocks), dim3(kdt_kernels::accumulate_blocks_threads), kdt_kernels::accumulate_blocks_shared_bytes, stream>>>(x, out);
   return cudaGetLastError();
 }
 #endif  // __CUDACC_RTC__

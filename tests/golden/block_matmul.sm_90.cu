@@ -731,12 +731,12 @@ constexpr size_t matmul_shared_bytes = 116096;
 // Launches `matmul` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t matmul(const float* a, const float* b, float* c, cudaStream_t stream = 0) {
-  if (cudaError_t e = kdt_cu::shared_memory_fits("matmul", matmul_shared_bytes); e != cudaSuccess) return e;
-  if (matmul_shared_bytes > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(matmul_shared_bytes));
+  if (cudaError_t e = kdt_cu::shared_memory_fits("matmul", kdt_kernels::matmul_shared_bytes); e != cudaSuccess) return e;
+  if (kdt_kernels::matmul_shared_bytes > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(kdt_kernels::matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kdt_kernels::matmul_shared_bytes));
     if (e != cudaSuccess) return e;
   }
-  matmul_tensor_maps kdt_tensor_maps{};
+  kdt_kernels::matmul_tensor_maps kdt_tensor_maps{};
   kdt_tensor_maps.ok = 1;
   {  // `a`, boxes of [64, 32]
     const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};
@@ -753,7 +753,7 @@ inline cudaError_t matmul(const float* a, const float* b, float* c, cudaStream_t
     const cuuint32_t box[] = {64u, 64u};
     kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[2], c, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box);
   }
-  matmul_kernel<<<dim3(matmul_blocks), dim3(matmul_threads), matmul_shared_bytes, stream>>>(a, b, c, kdt_tensor_maps);
+  kdt_kernels::matmul_kernel<<<dim3(kdt_kernels::matmul_blocks), dim3(kdt_kernels::matmul_threads), kdt_kernels::matmul_shared_bytes, stream>>>(a, b, c, kdt_tensor_maps);
   return cudaGetLastError();
 }
 #endif  // __CUDACC_RTC__

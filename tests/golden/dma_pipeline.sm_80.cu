@@ -228,12 +228,12 @@ constexpr size_t dma_pipeline_shared_bytes = 132240;
 // Launches `dma_pipeline` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t dma_pipeline(const float* x, float scale, float* y, cudaStream_t stream = 0) {
-  if (cudaError_t e = kdt_cu::shared_memory_fits("dma_pipeline", dma_pipeline_shared_bytes); e != cudaSuccess) return e;
-  if (dma_pipeline_shared_bytes > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(dma_pipeline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dma_pipeline_shared_bytes));
+  if (cudaError_t e = kdt_cu::shared_memory_fits("dma_pipeline", kdt_kernels::dma_pipeline_shared_bytes); e != cudaSuccess) return e;
+  if (kdt_kernels::dma_pipeline_shared_bytes > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(kdt_kernels::dma_pipeline_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kdt_kernels::dma_pipeline_shared_bytes));
     if (e != cudaSuccess) return e;
   }
-  dma_pipeline_kernel<<<dim3(dma_pipeline_blocks), dim3(dma_pipeline_threads), dma_pipeline_shared_bytes, stream>>>(x, scale, y);
+  kdt_kernels::dma_pipeline_kernel<<<dim3(kdt_kernels::dma_pipeline_blocks), dim3(kdt_kernels::dma_pipeline_threads), kdt_kernels::dma_pipeline_shared_bytes, stream>>>(x, scale, y);
   return cudaGetLastError();
 }
 #endif  // __CUDACC_RTC__

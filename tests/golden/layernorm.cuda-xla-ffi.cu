@@ -332,12 +332,12 @@ constexpr size_t layernorm_shared_bytes = 34208;
 // Launches `layernorm` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t layernorm(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd, cudaStream_t stream = 0) {
-  if (cudaError_t e = kdt_cu::shared_memory_fits("layernorm", layernorm_shared_bytes); e != cudaSuccess) return e;
-  if (layernorm_shared_bytes > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(layernorm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(layernorm_shared_bytes));
+  if (cudaError_t e = kdt_cu::shared_memory_fits("layernorm", kdt_kernels::layernorm_shared_bytes); e != cudaSuccess) return e;
+  if (kdt_kernels::layernorm_shared_bytes > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(kdt_kernels::layernorm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kdt_kernels::layernorm_shared_bytes));
     if (e != cudaSuccess) return e;
   }
-  layernorm_kernel<<<dim3(layernorm_blocks), dim3(layernorm_threads), layernorm_shared_bytes, stream>>>(x, gamma, beta, eps, y, rstd);
+  kdt_kernels::layernorm_kernel<<<dim3(kdt_kernels::layernorm_blocks), dim3(kdt_kernels::layernorm_threads), kdt_kernels::layernorm_shared_bytes, stream>>>(x, gamma, beta, eps, y, rstd);
   return cudaGetLastError();
 }
 #endif  // __CUDACC_RTC__

@@ -570,20 +570,20 @@ constexpr size_t mesh_allreduce_sync_bytes = 96;
 // mesh_allreduce_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be
 // enabled. Returns the first error.
 inline cudaError_t mesh_allreduce(const float* const (&data)[8], float* const (&out)[8], float* const (&hbm)[8], void* const (&sync)[8], const int (&device)[8], const cudaStream_t (&stream)[8]) {
-  mesh_allreduce_peers peers{};
+  kdt_kernels::mesh_allreduce_peers peers{};
   for (int d = 0; d < 8; ++d) {
     peers.hbm[d] = hbm[d];
     peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
   }
   kdt_cu::DeviceGroup<8> group(device, stream);
-  cudaError_t e = group.prepare("mesh_allreduce", reinterpret_cast<const void*>(mesh_allreduce_kernel), mesh_allreduce_threads, mesh_allreduce_shared_bytes, mesh_allreduce_blocks, sync, mesh_allreduce_sync_bytes);
+  cudaError_t e = group.prepare("mesh_allreduce", reinterpret_cast<const void*>(kdt_kernels::mesh_allreduce_kernel), kdt_kernels::mesh_allreduce_threads, kdt_kernels::mesh_allreduce_shared_bytes, kdt_kernels::mesh_allreduce_blocks, sync, kdt_kernels::mesh_allreduce_sync_bytes);
   for (int d = 0; d < 8 && e == cudaSuccess; ++d) {
     const float* data_ = data[d];
     float* out_ = out[d];
     float* hbm_ = hbm[d];
     int32_t device_ = d;
     void* args[] = {&data_, &out_, &hbm_, &peers, &device_};
-    e = group.launch(d, reinterpret_cast<const void*>(mesh_allreduce_kernel), mesh_allreduce_blocks, mesh_allreduce_threads, args, mesh_allreduce_shared_bytes);
+    e = group.launch(d, reinterpret_cast<const void*>(kdt_kernels::mesh_allreduce_kernel), kdt_kernels::mesh_allreduce_blocks, kdt_kernels::mesh_allreduce_threads, args, kdt_kernels::mesh_allreduce_shared_bytes);
   }
   return group.finish(e);
 }

@@ -212,18 +212,18 @@ constexpr size_t peer_scratch_sync_bytes = 33920;
 // peer_scratch_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be
 // enabled. Returns the first error.
 inline cudaError_t peer_scratch(const float* const (&x)[4], float* const (&y)[4], void* const (&sync)[4], const int (&device)[4], const cudaStream_t (&stream)[4]) {
-  peer_scratch_peers peers{};
+  kdt_kernels::peer_scratch_peers peers{};
   for (int d = 0; d < 4; ++d) {
     peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
   }
   kdt_cu::DeviceGroup<4> group(device, stream);
-  cudaError_t e = group.prepare("peer_scratch", reinterpret_cast<const void*>(peer_scratch_kernel), peer_scratch_threads, peer_scratch_shared_bytes, peer_scratch_blocks, sync, peer_scratch_sync_bytes);
+  cudaError_t e = group.prepare("peer_scratch", reinterpret_cast<const void*>(kdt_kernels::peer_scratch_kernel), kdt_kernels::peer_scratch_threads, kdt_kernels::peer_scratch_shared_bytes, kdt_kernels::peer_scratch_blocks, sync, kdt_kernels::peer_scratch_sync_bytes);
   for (int d = 0; d < 4 && e == cudaSuccess; ++d) {
     const float* x_ = x[d];
     float* y_ = y[d];
     int32_t device_ = d;
     void* args[] = {&x_, &y_, &peers, &device_};
-    e = group.launch(d, reinterpret_cast<const void*>(peer_scratch_kernel), peer_scratch_blocks, peer_scratch_threads, args, peer_scratch_shared_bytes);
+    e = group.launch(d, reinterpret_cast<const void*>(kdt_kernels::peer_scratch_kernel), kdt_kernels::peer_scratch_blocks, kdt_kernels::peer_scratch_threads, args, kdt_kernels::peer_scratch_shared_bytes);
   }
   return group.finish(e);
 }

@@ -127,20 +127,20 @@ constexpr size_t ring_exchange_sync_bytes = 96;
 // ring_exchange_sync_bytes of memory on device d (zeroed here). Peer access between the devices must be
 // enabled. Returns the first error.
 inline cudaError_t ring_exchange(const float* const (&x)[4], float* const (&recv)[4], float* const (&mixed)[4], void* const (&sync)[4], const int (&device)[4], const cudaStream_t (&stream)[4]) {
-  ring_exchange_peers peers{};
+  kdt_kernels::ring_exchange_peers peers{};
   for (int d = 0; d < 4; ++d) {
     peers.recv[d] = recv[d];
     peers.sync[d] = static_cast<unsigned long long*>(sync[d]);
   }
   kdt_cu::DeviceGroup<4> group(device, stream);
-  cudaError_t e = group.prepare("ring_exchange", reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_threads, ring_exchange_shared_bytes, ring_exchange_blocks, sync, ring_exchange_sync_bytes);
+  cudaError_t e = group.prepare("ring_exchange", reinterpret_cast<const void*>(kdt_kernels::ring_exchange_kernel), kdt_kernels::ring_exchange_threads, kdt_kernels::ring_exchange_shared_bytes, kdt_kernels::ring_exchange_blocks, sync, kdt_kernels::ring_exchange_sync_bytes);
   for (int d = 0; d < 4 && e == cudaSuccess; ++d) {
     const float* x_ = x[d];
     float* recv_ = recv[d];
     float* mixed_ = mixed[d];
     int32_t device_ = d;
     void* args[] = {&x_, &recv_, &mixed_, &peers, &device_};
-    e = group.launch(d, reinterpret_cast<const void*>(ring_exchange_kernel), ring_exchange_blocks, ring_exchange_threads, args, ring_exchange_shared_bytes);
+    e = group.launch(d, reinterpret_cast<const void*>(kdt_kernels::ring_exchange_kernel), kdt_kernels::ring_exchange_blocks, kdt_kernels::ring_exchange_threads, args, kdt_kernels::ring_exchange_shared_bytes);
   }
   return group.finish(e);
 }

@@ -238,6 +238,34 @@ TEST_SUITE("cuda_emit") {
     }
   }
 
+  // The launcher's own names (`K_blocks`, `K_threads`, ...) are qualified,
+  // so a parameter spelled the same does not hide them; a kernel spelled
+  // like another kernel's launch constant is a diagnostic at the kernel.
+  TEST_CASE("launch names: a parameter named like a launch constant, a kernel named like one") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("p.kd"),
+                          "kernel a(a_blocks: in f32[64] @global, a_threads: out f32[64] @global) grid(1) {\n"
+                          "    a_threads[...] = a_blocks[...];\n}\n");
+    REQUIRE(emit(tmp.file("p.kd"), "cuda", "sm_90", tmp.file("p.cu")) == 0);
+    std::string p = read_text(tmp.file("p.cu"));
+    CHECK(p.find("kdt_kernels::a_kernel<<<dim3(kdt_kernels::a_blocks), dim3(kdt_kernels::a_threads), "
+                 "kdt_kernels::a_shared_bytes, stream>>>(a_blocks, a_threads);") != std::string::npos);
+    if (std::string nvcc = find_tool("nvcc"); !nvcc.empty()) {
+      CHECK(sh(nvcc + " -std=c++17 -arch=sm_90 -c " + tmp.file("p.cu") + " -o " + tmp.file("p.o")) == 0);
+    }
+    kdt::test::write_text(tmp.file("k.kd"),
+                          "kernel a(x: in f32[4] @global, y: out f32[4] @global) grid(1) { y[...] = x[...]; }\n"
+                          "kernel a_shared_bytes(x: in f32[4] @global, y: out f32[4] @global) grid(1) { y[...] = x[...]; }\n");
+    RunResult k = run_kdt("--emit=cuda --arch=sm_90 " + shell_quote(tmp.file("k.kd")) + " -o " + shell_quote(tmp.file("k.cu")));
+    CHECK(k.status == 1);
+    CHECK(k.err.find("k.kd:2:1: error: the CUDA output declares `a_shared_bytes` for kernel `a` (its launch constants, "
+                     "kernel function and types are named after it), so kernel `a_shared_bytes` cannot have that name "
+                     "there; rename one of the two kernels [invalid-declaration]") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(tmp.file("k.cu")));
+    // The program is valid KD, and the C++ output has no such names in common.
+    CHECK(run_kdt("--emit=cpp " + shell_quote(tmp.file("k.kd")) + " -o " + shell_quote(tmp.file("k.cpp"))).status == 0);
+  }
+
   // Issue 19, item 9: which DMAs go through tensor maps, and what the launcher encodes.
   TEST_CASE("tensor maps: for boxes of several rows on sm_90, single-device kernels only") {
     TempDir tmp;
@@ -304,7 +332,7 @@ TEST_SUITE("cuda_emit") {
     CHECK(n.find("inline cudaError_t ring_exchange(const float* x, float* recv, float* mixed, cudaStream_t stream = 0)") !=
           std::string::npos);
     CHECK(n.find("if (nvshmem_n_pes() != 4) return cudaErrorInvalidConfiguration;") != std::string::npos);
-    CHECK(n.find("nvshmemx_collective_launch(reinterpret_cast<const void*>(ring_exchange_kernel)") != std::string::npos);
+    CHECK(n.find("nvshmemx_collective_launch(reinterpret_cast<const void*>(kdt_kernels::ring_exchange_kernel)") != std::string::npos);
     CHECK(n.find("nvshmemx_barrier_all_on_stream(stream);") != std::string::npos);
     // The remote DMA: 32 rows of 64 floats, each a put, then the receiver's counter raised by 8192 bytes.
     CHECK(n.find("nvshmem_putmem_nbi(recv + (start1_ + i") != std::string::npos);
@@ -354,7 +382,7 @@ TEST_SUITE("cuda_emit") {
     CHECK(a.find("cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
     CHECK(a.find("cudaStream_t stream") != std::string::npos);
     // The device's own opt-in limit is checked at launch (issue 19, item 2).
-    CHECK(a.find("kdt_cu::shared_memory_fits(\"accumulate_blocks\", accumulate_blocks_shared_bytes)") != std::string::npos);
+    CHECK(a.find("kdt_cu::shared_memory_fits(\"accumulate_blocks\", kdt_kernels::accumulate_blocks_shared_bytes)") != std::string::npos);
   }
 
   // Issue 19, item 2: the compile-time limit by arch from the documented
