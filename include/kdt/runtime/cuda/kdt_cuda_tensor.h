@@ -5,7 +5,8 @@
 //
 // The launcher encodes one map per (global ref, box shape) the kernel uses
 // (encode_tensor_map, through the driver's cuTensorMapEncodeTiled reached
-// with cudaGetDriverEntryPointByVersion: no -lcuda) and passes them in one
+// with cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+// CUDA 12.5: no -lcuda) and passes them in one
 // __grid_constant__ struct with an `ok` flag. Where any map cannot be
 // encoded (a base pointer not 16-byte aligned, an old driver) `ok` is 0 and
 // every DMA takes its row-by-row bulk copies instead: the same bytes on the
@@ -93,10 +94,12 @@ inline bool encode_tensor_map(TensorMap* map, const void* base, CUtensorMapDataT
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      fn = nullptr;
-    }
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else  // CUDA 12.0-12.4: the versioned query does not exist yet
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess) fn = nullptr;
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }();
   if (encode == nullptr) return false;
