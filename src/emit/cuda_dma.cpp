@@ -67,6 +67,32 @@ bool KernelEmitter::bulk_add_eligible(const ir::Stmt& s) const {
   return true;
 }
 
+// The bulk lowering a DMA takes on sm_90 (one elected thread, the async
+// proxy), or Coop: a thread-0 bulk copy needs a dma semaphore with an
+// mbarrier queue, global <-> shared, rows that move in 16-byte pieces, and a
+// load that fits one mbarrier phase. Row 0 is checked for alignment at run
+// time; the other rows differ from it by multiples of the outer strides,
+// checked here. (A bulk copy into shared memory always fits one phase: no
+// block has that much shared memory; the check only guards future limits.)
+KernelEmitter::DmaRoute KernelEmitter::bulk_route(const ir::Stmt& s) const {
+  const ir::Ref& sr = k_.refs[s.src->ref];
+  const ir::Ref& dr = k_.refs[s.dst->ref];
+  if (!use_bulk() || s.src_sem || !bar_off_.count(s.sem.sem)) return DmaRoute::Coop;
+  const bool g2s = sr.space == MemSpace::Global && dr.space == MemSpace::Shared;
+  const bool s2g = sr.space == MemSpace::Shared && dr.space == MemSpace::Global;
+  DmaRoute route = DmaRoute::Coop;
+  if (g2s && !s.add) route = DmaRoute::G2S;
+  else if (s2g && !s.add) route = DmaRoute::S2G;
+  // Peers may add into the same memory with system-scope atomics.
+  else if (s2g && s.add && bulk_add_dtype(sr.dtype) && !multi_device() && !atomic_add_refs_.count(s.dst->ref)) route = DmaRoute::S2GAdd;
+  if (route == DmaRoute::Coop) return route;
+  int64_t row_bytes = 0;
+  const size_t tail = dma_tail(s, &row_bytes);
+  const int64_t bytes = count_of(s.src->shape()) * elem_size(sr.dtype);
+  if (!rows_divisible(*s.src, *s.dst, tail, row_bytes, 16) || (route == DmaRoute::G2S && bytes > kMaxTx)) return DmaRoute::Coop;
+  return route;
+}
+
 void KernelEmitter::dma_start(const ir::Stmt& s) {
   const ir::View& src = *s.src;
   const ir::View& dst = *s.dst;
@@ -82,40 +108,27 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
   if (s.device) w_.line("(void)(" + scalar(*s.device) + ");  // one device: the target is this device");
   const std::string semname = names_.sems[s.sem.sem];
   std::string q = dma_queue(s.sem);
-  // Choose the lowering.
-  enum { Coop, G2S, S2G, S2GAdd, G2SAsync } kind = Coop;
-  bool g2s = sr.space == MemSpace::Global && dr.space == MemSpace::Shared;
-  bool s2g = sr.space == MemSpace::Shared && dr.space == MemSpace::Global;
-  if (use_bulk() && !s.src_sem && bar_off_.count(s.sem.sem)) {
-    if (g2s && !s.add) kind = G2S;
-    else if (s2g && !s.add) kind = S2G;
-    // Peers may add into the same memory with system-scope atomics.
-    else if (s2g && s.add && bulk_add_dtype(t) && !multi_device() && !atomic_add_refs_.count(dst.ref)) kind = S2GAdd;
-  }
+  DmaRoute kind = bulk_route(s);
+  const bool g2s = sr.space == MemSpace::Global && dr.space == MemSpace::Shared;
   size_t rank = shape.size();
   int64_t row_bytes = 0;
   const size_t tail = dma_tail(s, &row_bytes);
   const int64_t chunk = row_bytes / esize;
-  // Row 0 is checked for alignment at run time; the other rows differ from
-  // it by multiples of the outer strides, checked here. A bulk copy into
-  // shared memory always fits one mbarrier phase (2^20-1 bytes): no block
-  // has that much shared memory; the check only guards future limits.
-  if (kind != Coop && !(rows_divisible(src, dst, tail, row_bytes, 16) && (kind != G2S || bytes <= kMaxTx))) kind = Coop;
   // sm_80+: cp.async of 16, 8 or 4 bytes by every thread, completed on the
   // slot's mbarrier (cp.async.mbarrier.arrive).
   int width = 0;
-  if (kind == Coop && g2s && !s.add && !s.src_sem && bar_off_.count(s.sem.sem)) {
+  if (kind == DmaRoute::Coop && g2s && !s.add && !s.src_sem && bar_off_.count(s.sem.sem)) {
     for (int w : {16, 8, 4}) {
       if (rows_divisible(src, dst, tail, row_bytes, w)) {
         width = w;
-        kind = G2SAsync;
+        kind = DmaRoute::G2SAsync;
         break;
       }
     }
   }
   std::string bar = "kdt_bar_" + semname + " + " + sem_index(s.sem) + " * " + std::to_string(queue_cap(s.sem.sem) * kMbarBytes) +
                     " + 8 * kdt_cu::dma_next_slot(" + q + ")";
-  if (kind == G2SAsync) {
+  if (kind == DmaRoute::G2SAsync) {
     std::vector<std::string> zero(rank, "0");
     std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(zero));
     std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(zero));
@@ -148,7 +161,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     w_.line("kdt_cu::dma_push(" + q + ", 1, " + site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
     w_.reopen("} else {");
   }
-  if (kind != Coop && kind != G2SAsync) {
+  if (kind != DmaRoute::Coop && kind != DmaRoute::G2SAsync) {
     std::vector<std::string> zero(rank, "0");
     std::string s0 = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(zero));
     std::string d0 = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(zero));
@@ -159,17 +172,17 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     // before the async proxy's: each thread fences, then the barrier. The
     // same for the global side where the generic proxy writes it too.
     w_.line("kdt_cu::fence_proxy_async_shared();");
-    if (generic_global_writes_.count(kind == G2S ? src.ref : dst.ref)) w_.line("kdt_cu::fence_proxy_async_global();");
+    if (generic_global_writes_.count(kind == DmaRoute::G2S ? src.ref : dst.ref)) w_.line("kdt_cu::fence_proxy_async_global();");
     w_.line("__syncthreads();");
     w_.open("if (kdt_tid == 0) {");
-    if (kind == G2S) w_.line("kdt_cu::mbar_expect_tx(" + bar + ", " + std::to_string(bytes) + "u);");
+    if (kind == DmaRoute::G2S) w_.line("kdt_cu::mbar_expect_tx(" + bar + ", " + std::to_string(bytes) + "u);");
     // One tensor copy of the whole box where the launcher encoded its map
     // and the shared side is 128-byte aligned; else one bulk copy per row.
     const auto map = tensor_dma_.find(&s);
     if (map != tensor_dma_.end()) {
-      const std::string smem = kind == G2S ? d0 : s0;
+      const std::string smem = kind == DmaRoute::G2S ? d0 : s0;
       w_.open("if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(" + smem + ") & 127) == 0) {");
-      tensor_dma_issue(s, map->second, kind == G2S ? ss : ds, smem, bar);
+      tensor_dma_issue(s, map->second, kind == DmaRoute::G2S ? ss : ds, smem, bar);
       w_.reopen("} else {");
     }
     std::vector<std::string> idx;
@@ -182,16 +195,16 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(idx));
     std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(idx));
     std::string rb = std::to_string(row_bytes) + "u";
-    if (kind == G2S) w_.line("kdt_cu::bulk_g2s(" + dp + ", " + sp + ", " + rb + ", " + bar + ");");
-    else if (kind == S2G) w_.line("kdt_cu::bulk_s2g(" + dp + ", " + sp + ", " + rb + ");");
+    if (kind == DmaRoute::G2S) w_.line("kdt_cu::bulk_g2s(" + dp + ", " + sp + ", " + rb + ", " + bar + ");");
+    else if (kind == DmaRoute::S2G) w_.line("kdt_cu::bulk_s2g(" + dp + ", " + sp + ", " + rb + ");");
     else w_.line("kdt_cu::bulk_s2g_add(" + dp + ", " + sp + ", " + rb + ");");
     for (size_t i = 0; i < rank - tail; ++i) w_.close();
     if (map != tensor_dma_.end()) w_.close();
-    if (kind != G2S) w_.line("kdt_cu::bulk_commit();");
+    if (kind != DmaRoute::G2S) w_.line("kdt_cu::bulk_commit();");
     w_.close();
     // A bulk store is the program's next bulk group (every thread counts it).
-    w_.line("kdt_cu::dma_push(" + q + ", " + std::string(kind == G2S ? "1" : "2") + ", " +
-            site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + (kind == G2S ? "" : ", ++kdt_bulk_groups") + ");");
+    w_.line("kdt_cu::dma_push(" + q + ", " + std::string(kind == DmaRoute::G2S ? "1" : "2") + ", " +
+            site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + (kind == DmaRoute::G2S ? "" : ", ++kdt_bulk_groups") + ");");
     count_unwaited(s.sem.sem, q, bytes, true);
     w_.reopen("} else {");
   }
@@ -199,7 +212,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
   cooperative_copy(s, ss, ds, ref_base(dst.ref));
   w_.line("kdt_cu::dma_push(" + q + ", 0, " + site(s, "dma_start on `" + k_.sems[s.sem.sem].kd_name + "`") + ");");
   count_unwaited(s.sem.sem, q, bytes, true);
-  if (kind != Coop) w_.close();
+  if (kind != DmaRoute::Coop) w_.close();
   if (s.src_sem) source_read(s);  // a remote DMA to this device: the source was read with the copy
   w_.close();
 }

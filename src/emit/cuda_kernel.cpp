@@ -177,7 +177,7 @@ void KernelEmitter::emit_kernel() {
             " bytes of dynamic shared memory.");
   std::string params = params_decl();
   if (!tensor_maps_.empty()) {
-    params += std::string(params.empty() ? "" : ", ") + "const __grid_constant__ " + tensor_maps_type() + " kdt_tensor_maps";
+    params += std::string(params.empty() ? "" : ", ") + "const __grid_constant__ " + names_.kernel + kTensorMapsSuffix + " kdt_tensor_maps";
   }
   out_.line("__global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + names_.kernel + "_kernel(" + params + ")");
   out_.raw(w_.str());

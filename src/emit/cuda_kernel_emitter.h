@@ -227,6 +227,10 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   // Whether every row of a DMA can move in `width`-byte pieces: the row
   // length and both views' outer strides are multiples of `width` bytes.
   bool rows_divisible(const ir::View& src, const ir::View& dst, size_t tail, int64_t row_bytes, int64_t width) const;
+  // How a DMA is lowered: by the whole block (Coop), by one thread's bulk
+  // copy or bulk reduce (sm_90), or by every thread's cp.async (sm_80+).
+  enum class DmaRoute { Coop, G2S, S2G, S2GAdd, G2SAsync };
+  DmaRoute bulk_route(const ir::Stmt& s) const;
   // The contiguous innermost dimensions a DMA's rows span, and their bytes.
   size_t dma_tail(const ir::Stmt& s, int64_t* row_bytes) const;
   // Issue 19, item 6: an add=true DMA into @global goes to the bulk reduce
@@ -245,16 +249,17 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   struct TensorMapUse {
     int ref;
     Shape box;  // per ref dimension, 1 where the view drops it
-    bool operator<(const TensorMapUse& o) const { return std::tie(ref, box) < std::tie(o.ref, o.box); }
+    bool add;   // a reduce-add's map (f32: flushing subnormals)
+    bool operator==(const TensorMapUse& o) const { return ref == o.ref && box == o.box && add == o.add; }
   };
   static constexpr size_t kMaxTensorMaps = 8;  // 1 KiB of kernel parameters
+  static constexpr const char* kTensorMapsSuffix = "_tensor_maps";  // the maps' struct: KERNEL_tensor_maps
   void plan_tensor_maps();
-  std::map<TensorMapUse, int> tensor_maps_;     // -> index in the kernel's map table
-  std::map<const ir::Stmt*, int> tensor_dma_;  // DMA -> its map
+  std::vector<TensorMapUse> tensor_maps_;      // the kernel's map table, in order
+  std::map<const ir::Stmt*, int> tensor_dma_;  // DMA -> its map's index
   // The thread-0 issue of a bulk DMA through its map; `smem` its shared side.
   void tensor_dma_issue(const ir::Stmt& s, int map, const std::vector<std::string>& global_starts, const std::string& smem,
                         const std::string& bar);
-  std::string tensor_maps_type() const { return names_.kernel + "_tensor_maps"; }
   void emit_tensor_maps_type();
   void emit_tensor_maps_encode();
   void dma_start(const ir::Stmt& s) override;

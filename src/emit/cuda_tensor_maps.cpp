@@ -10,14 +10,17 @@ namespace kdt::cuda {
 namespace {
 
 // The driver's name of the element type: what a tensor copy moves (any type
-// of the same size would do) and what its reduce-add adds.
-const char* tensor_map_dtype(DType t) {
+// of the same size would do) and what its reduce-add adds. An f32 add map
+// is FLOAT32_FTZ: every other GPU route of an f32 add into @global flushes
+// subnormal inputs and results (docs/cuda.md), and the tensor reduce must
+// not be the one route that keeps them.
+const char* tensor_map_dtype(DType t, bool add) {
   switch (dtype_bytes(t)) {
     case 1: return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
     case 2: return t == DType::F16 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
                    : t == DType::BF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
                                       : "CU_TENSOR_MAP_DATA_TYPE_UINT16";
-    case 4: return t == DType::F32 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"
+    case 4: return t == DType::F32 ? (add ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ" : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32")
                    : t == DType::I32 ? "CU_TENSOR_MAP_DATA_TYPE_INT32"
                                      : "CU_TENSOR_MAP_DATA_TYPE_UINT32";
     default: return t == DType::F64 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT64"
@@ -34,7 +37,8 @@ std::string brace_list(const std::vector<std::string>& items) {
 
 }  // namespace
 
-// A DMA takes a map when its bulk copy would be several rows of one global
+// A DMA takes a map when it takes the bulk route (bulk_route: the same test
+// dma_start makes) and its copy would be several rows of one global
 // parameter's box and one contiguous shared region, and the box fits the
 // driver's limits (every box dimension at most 256, the innermost a
 // multiple of 16 bytes, the ref's strides multiples of 16 bytes). Reduce-add
@@ -44,15 +48,13 @@ std::string brace_list(const std::vector<std::string>& items) {
 void KernelEmitter::plan_tensor_maps() {
   if (!use_bulk() || multi_device()) return;
   ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) {
-    if (s.kind != ir::StmtKind::DmaStart || s.src_sem || s.device || !bar_off_.count(s.sem.sem)) return;
+    if (s.kind != ir::StmtKind::DmaStart || s.device) return;
+    const DmaRoute route = bulk_route(s);
+    if (route == DmaRoute::Coop) return;
     const ir::Ref& sr = k_.refs[s.src->ref];
-    const ir::Ref& dr = k_.refs[s.dst->ref];
-    const bool g2s = sr.space == MemSpace::Global && dr.space == MemSpace::Shared;
-    const bool s2g = sr.space == MemSpace::Shared && dr.space == MemSpace::Global;
-    if (!g2s && !s2g) return;
-    if (s.add && (!s2g || (sr.dtype != DType::F32 && sr.dtype != DType::I32 && sr.dtype != DType::U32))) return;
-    const ir::View& global = g2s ? *s.src : *s.dst;
-    const ir::View& shared = g2s ? *s.dst : *s.src;
+    if (route == DmaRoute::S2GAdd && sr.dtype != DType::F32 && sr.dtype != DType::I32 && sr.dtype != DType::U32) return;
+    const ir::View& global = route == DmaRoute::G2S ? *s.src : *s.dst;
+    const ir::View& shared = route == DmaRoute::G2S ? *s.dst : *s.src;
     const ir::Ref& gr = k_.refs[global.ref];
     if (!gr.is_param || gr.shape.size() < 2 || gr.shape.size() > 5) return;
     if (shared.contiguous_tail(k_.refs[shared.ref].shape) != shared.shape().size()) return;
@@ -61,7 +63,7 @@ void KernelEmitter::plan_tensor_maps() {
     if (tail >= s.src->shape().size()) return;  // one row: one bulk copy already
     const int64_t esize = elem_size(gr.dtype);
     const std::vector<int64_t> strides = row_major_strides(gr.shape);
-    TensorMapUse use{global.ref, {}};
+    TensorMapUse use{global.ref, {}, s.add};
     for (size_t d = 0; d < gr.shape.size(); ++d) {
       const int64_t box = global.dims[d].dropped ? 1 : global.dims[d].size;
       if (box > 256 || gr.shape[d] >= (int64_t{1} << 31)) return;  // coordinates are s32
@@ -69,12 +71,12 @@ void KernelEmitter::plan_tensor_maps() {
       use.box.push_back(box);
     }
     if ((use.box.back() * esize) % 16 != 0) return;
-    auto found = tensor_maps_.find(use);
+    auto found = std::find(tensor_maps_.begin(), tensor_maps_.end(), use);
     if (found == tensor_maps_.end()) {
       if (tensor_maps_.size() == kMaxTensorMaps) return;
-      found = tensor_maps_.emplace(use, static_cast<int>(tensor_maps_.size())).first;
+      found = tensor_maps_.insert(found, use);
     }
-    tensor_dma_[&s] = found->second;
+    tensor_dma_[&s] = static_cast<int>(found - tensor_maps_.begin());
   });
 }
 
@@ -98,19 +100,17 @@ void KernelEmitter::tensor_dma_issue(const ir::Stmt& s, int map, const std::vect
 void KernelEmitter::emit_tensor_maps_type() {
   out_.line("// Tensor maps of `" + names_.kernel + "` (one per global ref and box shape), encoded by its launcher;");
   out_.line("// ok == 0: a map could not be encoded and every DMA copies row by row.");
-  out_.open("struct " + tensor_maps_type() + " {");
+  out_.open("struct " + names_.kernel + kTensorMapsSuffix + " {");
   out_.line("kdt_cu::TensorMap map[" + std::to_string(tensor_maps_.size()) + "];");
   out_.line("int ok;");
   out_.close("};");
 }
 
 void KernelEmitter::emit_tensor_maps_encode() {
-  out_.line(own("_tensor_maps") + " kdt_tensor_maps{};");
+  out_.line(own(kTensorMapsSuffix) + " kdt_tensor_maps{};");
   out_.line("kdt_tensor_maps.ok = 1;");
-  std::vector<std::pair<int, TensorMapUse>> in_order;
-  for (const auto& [use, i] : tensor_maps_) in_order.emplace_back(i, use);
-  std::sort(in_order.begin(), in_order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [i, use] : in_order) {
+  for (size_t i = 0; i < tensor_maps_.size(); ++i) {
+    const TensorMapUse& use = tensor_maps_[i];
     const ir::Ref& r = k_.refs[use.ref];
     const std::vector<int64_t> strides = row_major_strides(r.shape);
     std::vector<std::string> dims, bytes, box;
@@ -123,8 +123,8 @@ void KernelEmitter::emit_tensor_maps_encode() {
     out_.line("const cuuint64_t dims[] = " + brace_list(dims) + ", strides[] = " + brace_list(bytes) + ";");
     out_.line("const cuuint32_t box[] = " + brace_list(box) + ";");
     out_.line("kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[" + std::to_string(i) + "], " +
-              names_.refs[use.ref] + ", " + tensor_map_dtype(r.dtype) + ", " + std::to_string(r.shape.size()) +
-              ", dims, strides, box);");
+              names_.refs[use.ref] + ", " + tensor_map_dtype(r.dtype, use.add) + ", " + std::to_string(r.shape.size()) +
+              ", dims, strides, box, \"" + k_.kd_name + "\", \"" + k_.refs[use.ref].kd_name + "\");");
     out_.close();
   }
 }

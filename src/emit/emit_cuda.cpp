@@ -158,7 +158,8 @@ bool emit_cuda(const ir::Module& module, const SourceManager& sources, const Cud
   }
   w.line("// The kdt CUDA runtime (include/kdt/runtime/cuda/kdt_cuda.h) is embedded below.");
   if (options.debug) {
-    w.line("// --cuda-debug: every wait is bounded and fails naming its KD statement.");
+    w.line("// --cuda-debug: every wait is bounded and fails naming its KD statement; a tensor map the driver");
+    w.line("// refuses is said on stderr (its DMAs then copy row by row).");
     w.line("#define KDT_CU_DEBUG 1");
   }
   w.set_line_directives(false);

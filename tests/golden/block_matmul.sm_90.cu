@@ -722,7 +722,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   }
 #line 27
 }
-#line 1888 "<stdout>"
+#line 1900 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;
@@ -741,17 +741,17 @@ inline cudaError_t matmul(const float* a, const float* b, float* c, cudaStream_t
   {  // `a`, boxes of [64, 32]
     const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};
     const cuuint32_t box[] = {32u, 64u};
-    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[0], a, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box);
+    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[0], a, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box, "matmul", "a");
   }
   {  // `b`, boxes of [32, 64]
     const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};
     const cuuint32_t box[] = {64u, 32u};
-    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[1], b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box);
+    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[1], b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box, "matmul", "b");
   }
   {  // `c`, boxes of [64, 64]
     const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};
     const cuuint32_t box[] = {64u, 64u};
-    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[2], c, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box);
+    kdt_tensor_maps.ok &= kdt_cu::encode_tensor_map(&kdt_tensor_maps.map[2], c, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box, "matmul", "c");
   }
   kdt_kernels::matmul_kernel<<<dim3(kdt_kernels::matmul_blocks), dim3(kdt_kernels::matmul_threads), kdt_kernels::matmul_shared_bytes, stream>>>(a, b, c, kdt_tensor_maps);
   return cudaGetLastError();

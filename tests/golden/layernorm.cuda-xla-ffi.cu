@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   __syncthreads();
 }
-#line 1489 "<stdout>"
+#line 1501 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

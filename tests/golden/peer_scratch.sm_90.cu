@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
 #line 50
   __syncthreads();
 }
-#line 1365 "<stdout>"
+#line 1377 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int peer_scratch_devices = 4;

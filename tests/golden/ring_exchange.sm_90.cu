@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 48
   __syncthreads();
 }
-#line 1280 "<stdout>"
+#line 1292 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int ring_exchange_devices = 4;

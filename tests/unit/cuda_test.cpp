@@ -275,8 +275,8 @@ TEST_SUITE("cuda_emit") {
     // A (512 x 512 f32) in boxes of 64 rows x 32 columns: innermost first.
     CHECK(m.find("const cuuint64_t dims[] = {512u, 512u}, strides[] = {2048u};\n    const cuuint32_t box[] = {32u, 64u};")
           != std::string::npos);
-    CHECK(m.find("encode_tensor_map(&kdt_tensor_maps.map[0], A, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box)") !=
-          std::string::npos);
+    CHECK(m.find("encode_tensor_map(&kdt_tensor_maps.map[0], A, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dims, strides, box, "
+                 "\"matmul\", \"A\")") != std::string::npos);
     CHECK(m.find(">>>(A, B, C, kdt_tensor_maps);") != std::string::npos);
     // Where the map cannot be used, the rows as before.
     CHECK(m.find("if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_a_buf + 0) & 127) == 0) {") != std::string::npos);
@@ -288,6 +288,41 @@ TEST_SUITE("cuda_emit") {
       std::string n = read_text(tmp.file("n.cu"));
       CHECK(n.find("kdt_tensor_maps") == std::string::npos);
     }
+  }
+
+  // A copy and a reduce-add of the same boxes take two maps: the add's is
+  // FLOAT32_FTZ (f32 adds into @global flush subnormals on every GPU route).
+  // A ref whose adds go to atomics (one of them cannot take the bulk
+  // reduce) has no add map: the plan asks dma_start's own question.
+  TEST_CASE("tensor maps: an f32 add's map flushes subnormals; refs added by atomics take none") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("t.kd"),
+                          "kernel twice(acc: inout f32[8, 16] @global) grid(2) {\n"
+                          "    scratch s: f32[4, 8] @shared;\n    sem m: dma;\n    let i = program_id(0);\n"
+                          "    dma_start(acc[ds(i * 4, 4), ds(0, 8)], s, m);\n    dma_wait(m, s);\n"
+                          "    dma_start(s, acc[ds(i * 4, 4), ds(8, 8)], m, add=true);\n"
+                          "    dma_wait(m, acc[ds(i * 4, 4), ds(8, 8)]);\n}\n");
+    std::string t = cuda_sm90(tmp.file("t.kd"));
+    CHECK(t.find("kdt_cu::TensorMap map[2];") != std::string::npos);
+    CHECK(t.find("map[0], acc, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,") != std::string::npos);
+    CHECK(t.find("map[1], acc, CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ, 2,") != std::string::npos);
+    CHECK(t.find("kdt_cu::tensor_s2g<2, true>(&kdt_tensor_maps.map[1], kdt_box,") != std::string::npos);
+    // A second add whose dynamic column start moves 4 bytes per step: every
+    // add into `acc` takes atomics, and the first add plans no map either.
+    kdt::test::write_text(tmp.file("a.kd"),
+                          "kernel mixed(acc: inout f32[8, 16] @global) grid(2) {\n"
+                          "    scratch s: f32[4, 8] @shared;\n    scratch r: f32[4, 4] @shared;\n    sem m: dma;\n"
+                          "    let i = program_id(0);\n    s[...] = 1.0;\n    r[...] = 2.0;\n"
+                          "    dma_start(s, acc[ds(i * 4, 4), ds(0, 8)], m, add=true);\n"
+                          "    dma_wait(m, acc[ds(i * 4, 4), ds(0, 8)]);\n"
+                          "    dma_start(r, acc[ds(i * 4, 4), ds(i + 8, 4)], m, add=true);\n"
+                          "    dma_wait(m, acc[ds(i * 4, 4), ds(i + 8, 4)]);\n}\n");
+    std::string a = cuda_sm90(tmp.file("a.kd"));
+    CHECK(a.find("kdt_tensor_maps") == std::string::npos);
+    CHECK(a.find("bulk_s2g_add(", a.find("===== kernels")) == std::string::npos);
+    // Under --cuda-debug a map the driver refuses is said on stderr.
+    CHECK(cuda_sm90(tmp.file("t.kd"), "--cuda-debug").find("#define KDT_CU_DEBUG 1") != std::string::npos);
+    CHECK(std::string(kdt::kCudaPrelude).find("kdt: note: kernel `%s`: no tensor map for `%s`") != std::string::npos);
   }
 
   TEST_CASE("devices(N): a peer table, per-device arguments and a cooperative launch") {

@@ -60,7 +60,8 @@ __device__ inline void tensor_g2s(void* smem, const TensorMap* map, const int (&
 }
 // shared -> global, in the elected thread's bulk group; `Add` reduces
 // (dst += src) in the map's element type (the emitter chooses it for f32,
-// i32 and u32 only; f32 flushes subnormals, as the bulk reduce does).
+// i32 and u32 only; an f32 add's map is FLOAT32_FTZ, so it flushes
+// subnormals as the bulk reduce and the atomics do).
 template <int Rank, bool Add>
 __device__ inline void tensor_s2g(const TensorMap* map, const int (&c)[5], const void* smem) {
   static_assert(Rank >= 2 && Rank <= 5, "tensor maps of rank 2 to 5");
@@ -88,9 +89,11 @@ __device__ inline void tensor_s2g(const TensorMap* map, const int (&c)[5], const
 // A tensor map over a whole row-major ref: `dims` and `box` innermost first,
 // `strides` the byte strides of dimensions 1..rank-1. False where the driver
 // refuses it (or has no cuTensorMapEncodeTiled): the kernel then copies row
-// by row.
+// by row. Under --cuda-debug that is said on stderr (`kernel`, `ref`: KD
+// names), so a check on a GPU sees which route its DMAs took.
 inline bool encode_tensor_map(TensorMap* map, const void* base, CUtensorMapDataType dtype, unsigned rank,
-                              const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box) {
+                              const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box, const char* kernel,
+                              const char* ref) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -102,11 +105,20 @@ inline bool encode_tensor_map(TensorMap* map, const void* base, CUtensorMapDataT
     if (e != cudaSuccess || found != cudaDriverEntryPointSuccess) fn = nullptr;
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }();
-  if (encode == nullptr) return false;
   const cuuint32_t unit[5] = {1, 1, 1, 1, 1};
   CUtensorMap m;
-  if (encode(&m, dtype, rank, const_cast<void*>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+  const CUresult e = encode == nullptr ? CUDA_ERROR_NOT_FOUND
+                                       : encode(&m, dtype, rank, const_cast<void*>(base), dims, strides, box, unit,
+                                                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (e != CUDA_SUCCESS) {
+#if defined(KDT_CU_DEBUG)
+    fprintf(stderr, "kdt: note: kernel `%s`: no tensor map for `%s` (%s, CUresult %d): its DMAs copy row by row\n", kernel,
+            ref, encode == nullptr ? "the driver has no cuTensorMapEncodeTiled" : "cuTensorMapEncodeTiled refused it",
+            static_cast<int>(e));
+#else
+    (void)kernel, (void)ref;
+#endif
     return false;
   }
   static_assert(sizeof(CUtensorMap) == sizeof(TensorMap), "the driver's tensor map is 128 bytes");
