@@ -199,6 +199,10 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void open_loop(const LoopCtx& ctx) override;
   void close_loop(const LoopCtx& ctx) override;
   void store_tile(const std::string& name, const Shape& shape, const Expr& value) override;
+  // A plain load of whole 16-byte pieces of @global rows into the shared
+  // tile `name`: emits the vector copy and opens the `else` of its run-time
+  // alignment test (false: nothing emitted).
+  bool vector_load(const std::string& name, const Shape& shape, const Expr& value);
   // A shared-memory array (or, for rank 0, a register) holding `e`.
   std::string declare_temp(const Expr& e, const std::string& name) override;
 

@@ -120,12 +120,57 @@ void KernelEmitter::close_loop(const LoopCtx&) {
 
 void KernelEmitter::store_tile(const std::string& name, const Shape& shape, const Expr& value) {
   prepare(value);
+  const bool vector = vector_load(name, shape, value);
   LoopCtx ctx = new_ctx(shape);
   open_loop(ctx);
   w_.line(name + "[" + ctx.flat + "] = " + elem(value, ctx) + ";");
   close_loop(ctx);
+  if (vector) w_.close();
 }
 
+// Issue 19, item 10: a tile loaded from @global whole rows at a time (`let
+// t = x[ds(r, 16), :]`) moves in 16-byte pieces, each thread one `uint4`
+// (LDG.E.128, STS.128) instead of one element per load. The rows' lengths
+// and the ref's outer strides are multiples of 16 bytes (checked here);
+// row 0's address and the tile's are checked at run time, and an unaligned
+// pair takes the element loop after the `else` this opens (the caller's
+// loop; store_tile closes the branch). The same bytes either way.
+bool KernelEmitter::vector_load(const std::string& name, const Shape& shape, const Expr& value) {
+  if (value.kind != ExprKind::Load || value.mask || shape.empty()) return false;
+  const ir::View& v = *value.view;
+  const ir::Ref& r = k_.refs[v.ref];
+  if (r.space != MemSpace::Global) return false;
+  const size_t rank = shape.size(), tail = v.contiguous_tail(r.shape);
+  int64_t chunk = 1;
+  for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
+  const int64_t row_bytes = chunk * elem_size(r.dtype);
+  if (tail == 0 || !rows_divisible(v, v, tail, row_bytes, 16)) return false;
+  const std::vector<std::string>& starts = view_starts_.at(&value);
+  const std::vector<std::string> zero(rank, "0");
+  const std::string row0 = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(zero));
+  const std::string aligned = fresh("vec");
+  w_.line("const bool " + aligned + " = ((reinterpret_cast<uintptr_t>(" + row0 + ") | reinterpret_cast<uintptr_t>(" + name +
+          ")) & 15) == 0;");
+  w_.open("if (" + aligned + ") {");
+  w_.line("__syncthreads();");
+  const int64_t per_row = row_bytes / 16, rows = count_of(shape) / chunk;
+  w_.open("for (int64_t c_ = kdt_tid; c_ < " + std::to_string(rows * per_row) + "; c_ += kdt_nt) {");
+  w_.line("const int64_t row_ = c_ / " + std::to_string(per_row) + ", col_ = c_ % " + std::to_string(per_row) + ";");
+  w_.line("(void)row_;");
+  // The row's index in each outer dimension (row-major), 0 in the tail.
+  std::vector<std::string> idx(rank, "0");
+  int64_t stride = 1;
+  for (size_t i = rank - tail; i-- > 0;) {
+    idx[i] = "((row_ / " + std::to_string(stride) + ") % " + std::to_string(shape[i]) + ")";
+    stride *= shape[i];
+  }
+  const std::string row = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(idx));
+  w_.line("reinterpret_cast<uint4*>(" + name + ")[c_] = reinterpret_cast<const uint4*>(" + row + ")[col_];");
+  w_.close();
+  w_.line("__syncthreads();");
+  w_.reopen("} else {");
+  return true;
+}
 
 // A counter other devices raise: read once for the block, before any element loop.
 void KernelEmitter::prepare_sem_read(const Expr& e) {
@@ -135,10 +180,6 @@ void KernelEmitter::prepare_sem_read(const Expr& e) {
     materialized_[&e] = name;
   }
 }
-
-// A Select or a scalar `&&`/`||` with each lazy operand in its own branch.
-
-
 
 std::string KernelEmitter::leaf(const Expr& e, const LoopCtx&) {
   switch (e.kind) {

@@ -237,93 +237,137 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 32
   float* const t14_ = reinterpret_cast<float*>(kdt_smem + 27136);
 #line 32
-  __syncthreads();
+  const bool vec15_ = ((reinterpret_cast<uintptr_t>(gamma + 0) | reinterpret_cast<uintptr_t>(t14_)) & 15) == 0;
 #line 32
-  for (int64_t e15_ = kdt_tid; e15_ < 256; e15_ += kdt_nt) {
+  if (vec15_) {
 #line 32
-    const int64_t i15_0_ = e15_;
+    __syncthreads();
 #line 32
-    (void)i15_0_;
+    for (int64_t c_ = kdt_tid; c_ < 64; c_ += kdt_nt) {
 #line 32
-    t14_[e15_] = gamma[(i15_0_)];
+      const int64_t row_ = c_ / 64, col_ = c_ % 64;
+#line 32
+      (void)row_;
+#line 32
+      reinterpret_cast<uint4*>(t14_)[c_] = reinterpret_cast<const uint4*>(gamma + 0)[col_];
+#line 32
+    }
+#line 32
+    __syncthreads();
+#line 32
+  } else {
+#line 32
+    __syncthreads();
+#line 32
+    for (int64_t e16_ = kdt_tid; e16_ < 256; e16_ += kdt_nt) {
+#line 32
+      const int64_t i16_0_ = e16_;
+#line 32
+      (void)i16_0_;
+#line 32
+      t14_[e16_] = gamma[(i16_0_)];
+#line 32
+    }
+#line 32
+    __syncthreads();
 #line 32
   }
 #line 32
   __syncthreads();
 #line 32
-  __syncthreads();
+  for (int64_t e17_ = kdt_tid; e17_ < 256; e17_ += kdt_nt) {
 #line 32
-  for (int64_t e16_ = kdt_tid; e16_ < 256; e16_ += kdt_nt) {
+    const int64_t i17_0_ = (e17_ / 256);
 #line 32
-    const int64_t i16_0_ = (e16_ / 256);
+    (void)i17_0_;
 #line 32
-    (void)i16_0_;
+    const int64_t i17_1_ = e17_ % 256;
 #line 32
-    const int64_t i16_1_ = e16_ % 256;
+    (void)i17_1_;
 #line 32
-    (void)i16_1_;
-#line 32
-    g[e16_] = t14_[e16_];
+    g[e17_] = t14_[e17_];
 #line 32
   }
 #line 32
   __syncthreads();
-  float* const t18_ = reinterpret_cast<float*>(kdt_smem + 27136);
+  float* const t19_ = reinterpret_cast<float*>(kdt_smem + 27136);
 #line 33
-  __syncthreads();
+  const bool vec20_ = ((reinterpret_cast<uintptr_t>(beta + 0) | reinterpret_cast<uintptr_t>(t19_)) & 15) == 0;
 #line 33
-  for (int64_t e19_ = kdt_tid; e19_ < 256; e19_ += kdt_nt) {
+  if (vec20_) {
 #line 33
-    const int64_t i19_0_ = e19_;
+    __syncthreads();
 #line 33
-    (void)i19_0_;
+    for (int64_t c_ = kdt_tid; c_ < 64; c_ += kdt_nt) {
 #line 33
-    t18_[e19_] = beta[(i19_0_)];
+      const int64_t row_ = c_ / 64, col_ = c_ % 64;
+#line 33
+      (void)row_;
+#line 33
+      reinterpret_cast<uint4*>(t19_)[c_] = reinterpret_cast<const uint4*>(beta + 0)[col_];
+#line 33
+    }
+#line 33
+    __syncthreads();
+#line 33
+  } else {
+#line 33
+    __syncthreads();
+#line 33
+    for (int64_t e21_ = kdt_tid; e21_ < 256; e21_ += kdt_nt) {
+#line 33
+      const int64_t i21_0_ = e21_;
+#line 33
+      (void)i21_0_;
+#line 33
+      t19_[e21_] = beta[(i21_0_)];
+#line 33
+    }
+#line 33
+    __syncthreads();
 #line 33
   }
 #line 33
-  __syncthreads();
-#line 33
-  const int64_t start20_ = static_cast<int64_t>(r0);
-#line 33
-  __syncthreads();
-#line 33
-  for (int64_t e21_ = kdt_tid; e21_ < 2048; e21_ += kdt_nt) {
-#line 33
-    const int64_t i21_0_ = (e21_ / 256);
-#line 33
-    (void)i21_0_;
-#line 33
-    const int64_t i21_1_ = e21_ % 256;
-#line 33
-    (void)i21_1_;
-#line 33
-    y[(start20_ + i21_0_) * 256 + (i21_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e21_], rs[i21_0_]), g[i21_1_]), t18_[i21_1_]);
-#line 33
-  }
-#line 33
-  __syncthreads();
   const int64_t start22_ = static_cast<int64_t>(r0);
+#line 33
+  __syncthreads();
+#line 33
+  for (int64_t e23_ = kdt_tid; e23_ < 2048; e23_ += kdt_nt) {
+#line 33
+    const int64_t i23_0_ = (e23_ / 256);
+#line 33
+    (void)i23_0_;
+#line 33
+    const int64_t i23_1_ = e23_ % 256;
+#line 33
+    (void)i23_1_;
+#line 33
+    y[(start22_ + i23_0_) * 256 + (i23_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e23_], rs[i23_0_]), g[i23_1_]), t19_[i23_1_]);
+#line 33
+  }
+#line 33
+  __syncthreads();
+  const int64_t start24_ = static_cast<int64_t>(r0);
 #line 34
   __syncthreads();
 #line 34
-  for (int64_t e23_ = kdt_tid; e23_ < 8; e23_ += kdt_nt) {
+  for (int64_t e25_ = kdt_tid; e25_ < 8; e25_ += kdt_nt) {
 #line 34
-    const int64_t i23_0_ = e23_;
+    const int64_t i25_0_ = e25_;
 #line 34
-    (void)i23_0_;
+    (void)i25_0_;
 #line 34
-    const int64_t i23_1_ = e23_ % 1;
+    const int64_t i25_1_ = e25_ % 1;
 #line 34
-    (void)i23_1_;
+    (void)i25_1_;
 #line 34
-    rstd[(start22_ + i23_0_)] = rs[e23_];
+    rstd[(start24_ + i25_0_)] = rs[e25_];
 #line 34
   }
 #line 34
   __syncthreads();
 }
-#line 1501 "<stdout>"
+#line 1545 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

@@ -325,6 +325,34 @@ TEST_SUITE("cuda_emit") {
     CHECK(std::string(kdt::kCudaPrelude).find("kdt: note: kernel `%s`: no tensor map for `%s`") != std::string::npos);
   }
 
+  // Issue 19, item 10: a tile loaded from @global moves in 16-byte pieces
+  // where its rows are whole 16-byte multiples, behind a run-time alignment
+  // test whose `else` is the element loop.
+  TEST_CASE("vectorised global loads: uint4 pieces of whole rows, the element loop where they cannot be") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("v.kd"),
+                          "kernel rows(x: in f32[64, 256] @global, y: out f32[64, 256] @global) grid(8) {\n"
+                          "    let i = program_id(0);\n"
+                          "    let t = x[ds(i * 8, 8), ds(64, 128)];\n"
+                          "    y[ds(i * 8, 8), ds(64, 128)] = t * 2.0;\n"
+                          "    let u = x[ds(i * 8, 8), ds(1, 6)];\n"
+                          "    y[ds(i * 8, 8), ds(1, 6)] = u;\n}\n");
+    std::string v = cuda_sm90(tmp.file("v.kd"));
+    // 8 rows of 128 f32 (512 bytes: 32 pieces), row r at x + (8i + r) * 256 + 64.
+    CHECK(v.find("for (int64_t c_ = kdt_tid; c_ < 256; c_ += kdt_nt) {") != std::string::npos);
+    CHECK(v.find("const int64_t row_ = c_ / 32, col_ = c_ % 32;") != std::string::npos);
+    CHECK(v.find("reinterpret_cast<uint4*>(t)[c_] = reinterpret_cast<const uint4*>(x + (start0_ + ((row_ / 1) % 8)) * 256 + "
+                 "(64 + 0))[col_];") != std::string::npos);
+    CHECK(v.find("} else {") != std::string::npos);
+    // Rows of 6 f32 (24 bytes): element by element only.
+    CHECK(v.find("float* const u = ") != std::string::npos);
+    CHECK(v.find("reinterpret_cast<uint4*>(u)") == std::string::npos);
+    if (std::string nvcc = find_tool("nvcc"); !nvcc.empty()) {
+      kdt::test::write_text(tmp.file("v.cu"), v);
+      CHECK(sh(nvcc + " -std=c++17 -arch=sm_90 -c " + tmp.file("v.cu") + " -o " + tmp.file("v.o")) == 0);
+    }
+  }
+
   TEST_CASE("devices(N): a peer table, per-device arguments and a cooperative launch") {
     TempDir tmp;
     REQUIRE(emit(sample("ring_exchange"), "cuda", "sm_90", tmp.file("r.cu")) == 0);
@@ -771,6 +799,13 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
     CHECK(boxes.find("UTMALDG.2D") != std::string::npos);
     CHECK(boxes.find("UTMAREDG.2D.ADD") != std::string::npos);
     CHECK(sass(sample("block_matmul"), "sm_90").find("UTMASTG.2D") != std::string::npos);
+    // Issue 19, item 10: tiles loaded from @global in 16-byte pieces (softmax's rows).
+    for (const char* arch : {"sm_90", "sm_80"}) {
+      CAPTURE(arch);
+      std::string v = sass(sample("softmax"), arch);
+      CHECK(v.find("LDG.E.128") != std::string::npos);
+      CHECK(v.find("STS.128") != std::string::npos);
+    }
   }
 
   TEST_CASE("lowerings on the PTX") {
