@@ -199,10 +199,15 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void open_loop(const LoopCtx& ctx) override;
   void close_loop(const LoopCtx& ctx) override;
   void store_tile(const std::string& name, const Shape& shape, const Expr& value) override;
-  // A plain load of whole 16-byte pieces of @global rows into the shared
-  // tile `name`: emits the vector copy and opens the `else` of its run-time
-  // alignment test (false: nothing emitted).
+  void declare_indices(const LoopCtx& ctx);
+  // Tiles to and from @global rows in 16-byte pieces (issue 19, item 10):
+  // each emits the vector copy and opens the `else` of its run-time
+  // alignment test, where the element loop goes (false: nothing emitted).
+  bool open_vector_loop(const ir::View& v, const std::vector<std::string>& starts, const Shape& shape,
+                        const std::string& tile, std::string* row);
+  void close_vector_loop();
   bool vector_load(const std::string& name, const Shape& shape, const Expr& value);
+  bool vector_store(const ir::Stmt& s, const std::vector<std::string>& starts);
   // A shared-memory array (or, for rank 0, a register) holding `e`.
   std::string declare_temp(const Expr& e, const std::string& name) override;
 

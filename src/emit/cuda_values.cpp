@@ -103,6 +103,11 @@ void KernelEmitter::open_loop(const LoopCtx& ctx) {
   }
   w_.open("for (int64_t " + ctx.flat + " = kdt_tid; " + ctx.flat + " < " + std::to_string(count_of(ctx.shape)) + "; " +
           ctx.flat + " += kdt_nt) {");
+  declare_indices(ctx);
+}
+
+// The loop's index in each dimension, from its flat index.
+void KernelEmitter::declare_indices(const LoopCtx& ctx) {
   std::vector<int64_t> st = row_major_strides(ctx.shape);
   for (size_t d = 0; d < ctx.shape.size(); ++d) {
     std::string v = ctx.flat;
@@ -128,29 +133,30 @@ void KernelEmitter::store_tile(const std::string& name, const Shape& shape, cons
   if (vector) w_.close();
 }
 
-// Issue 19, item 10: a tile loaded from @global whole rows at a time (`let
-// t = x[ds(r, 16), :]`) moves in 16-byte pieces, each thread one `uint4`
-// (LDG.E.128, STS.128) instead of one element per load. The rows' lengths
-// and the ref's outer strides are multiples of 16 bytes (checked here);
-// row 0's address and the tile's are checked at run time, and an unaligned
-// pair takes the element loop after the `else` this opens (the caller's
-// loop; store_tile closes the branch). The same bytes either way.
-bool KernelEmitter::vector_load(const std::string& name, const Shape& shape, const Expr& value) {
-  if (value.kind != ExprKind::Load || value.mask || shape.empty()) return false;
-  const ir::View& v = *value.view;
+// Issue 19, item 10: tiles move between @global and shared memory in
+// 16-byte pieces where the global view's rows are whole multiples of 16
+// bytes and the ref's outer strides too (checked here): each thread one
+// `uint4` per piece (LDG.E.128 / STG.E.128) instead of one element. Row 0's
+// address and the tile's are checked at run time; an unaligned pair takes
+// the element loop, in the `else` the vector copy opens (its caller's loop;
+// the caller closes the branch). The same bytes either way.
+//
+// The pieces of `v` (a view of shape `shape`) a loop over `c_` visits:
+// opens the alignment test and the loop, declares `row_`/`col_`, and
+// returns the address of row `row_` (false: the rows are not pieces).
+bool KernelEmitter::open_vector_loop(const ir::View& v, const std::vector<std::string>& starts, const Shape& shape,
+                                     const std::string& tile, std::string* row) {
   const ir::Ref& r = k_.refs[v.ref];
-  if (r.space != MemSpace::Global) return false;
+  if (r.space != MemSpace::Global || shape.empty()) return false;
   const size_t rank = shape.size(), tail = v.contiguous_tail(r.shape);
   int64_t chunk = 1;
   for (size_t i = rank - tail; i < rank; ++i) chunk *= shape[i];
   const int64_t row_bytes = chunk * elem_size(r.dtype);
   if (tail == 0 || !rows_divisible(v, v, tail, row_bytes, 16)) return false;
-  const std::vector<std::string>& starts = view_starts_.at(&value);
-  const std::vector<std::string> zero(rank, "0");
-  const std::string row0 = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(zero));
+  const std::string row0 = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(std::vector<std::string>(rank, "0")));
   const std::string aligned = fresh("vec");
-  w_.line("const bool " + aligned + " = ((reinterpret_cast<uintptr_t>(" + row0 + ") | reinterpret_cast<uintptr_t>(" + name +
-          ")) & 15) == 0;");
+  w_.line("const bool " + aligned + " = ((reinterpret_cast<uintptr_t>(" + row0 + ")" +
+          (tile.empty() ? "" : " | reinterpret_cast<uintptr_t>(" + tile + ")") + ") & 15) == 0;");
   w_.open("if (" + aligned + ") {");
   w_.line("__syncthreads();");
   const int64_t per_row = row_bytes / 16, rows = count_of(shape) / chunk;
@@ -164,11 +170,46 @@ bool KernelEmitter::vector_load(const std::string& name, const Shape& shape, con
     idx[i] = "((row_ / " + std::to_string(stride) + ") % " + std::to_string(shape[i]) + ")";
     stride *= shape[i];
   }
-  const std::string row = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(idx));
-  w_.line("reinterpret_cast<uint4*>(" + name + ")[c_] = reinterpret_cast<const uint4*>(" + row + ")[col_];");
+  *row = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(idx));
+  return true;
+}
+
+void KernelEmitter::close_vector_loop() {
   w_.close();
   w_.line("__syncthreads();");
   w_.reopen("} else {");
+}
+
+// `let t = x[ds(r, 16), :]`: a plain load of @global rows into the shared tile `name`.
+bool KernelEmitter::vector_load(const std::string& name, const Shape& shape, const Expr& value) {
+  if (value.kind != ExprKind::Load || value.mask) return false;
+  std::string row;
+  if (!open_vector_loop(*value.view, view_starts_.at(&value), shape, name, &row)) return false;
+  w_.line("reinterpret_cast<uint4*>(" + name + ")[c_] = reinterpret_cast<const uint4*>(" + row + ")[col_];");
+  close_vector_loop();
+  return true;
+}
+
+// `y[ds(r, 16), :] = e / s`: each thread computes a piece's elements into
+// registers (the element loop's body, once per element of the piece), then
+// stores them as one `uint4`.
+bool KernelEmitter::vector_store(const ir::Stmt& s, const std::vector<std::string>& starts) {
+  const ir::View& v = *s.view;
+  if (s.mask || s.store_op != ir::StoreOp::Assign) return false;
+  const Shape shape = v.shape();
+  std::string row;
+  if (!open_vector_loop(v, starts, shape, "", &row)) return false;
+  const DType t = k_.refs[v.ref].dtype;
+  const std::string per_piece = std::to_string(16 / elem_size(t));
+  w_.line("alignas(16) " + ctype(t) + " piece_[" + per_piece + "];");
+  w_.open("for (int q_ = 0; q_ < " + per_piece + "; ++q_) {");
+  LoopCtx ctx = new_ctx(shape);
+  w_.line("const int64_t " + ctx.flat + " = c_ * " + per_piece + " + q_;");
+  declare_indices(ctx);
+  w_.line("piece_[q_] = " + elem(*s.value, ctx) + ";");
+  w_.close();
+  w_.line("reinterpret_cast<uint4*>(" + row + ")[col_] = *reinterpret_cast<const uint4*>(piece_);");
+  close_vector_loop();
   return true;
 }
 
@@ -395,6 +436,7 @@ void KernelEmitter::store_view(const ir::Stmt& s) {
   if (!vshape.empty() && reads_ref(*s.value, v.ref) && !same_elements(*s.value, v)) {
     value_array = materialize_array(*s.value);
   }
+  const bool vector = value_array.empty() && vector_store(s, starts);
   LoopCtx ctx = new_ctx(vshape);
   open_loop(ctx);
   std::string target = ref_base(v.ref) + "[" + view_elem_offset(v, starts, ctx) + "]";
@@ -406,6 +448,7 @@ void KernelEmitter::store_view(const ir::Stmt& s) {
   if (s.mask) w_.line("if (" + elem(*s.mask, ctx) + ") " + target + " = " + value + ";");
   else w_.line(target + " = " + value + ";");
   close_loop(ctx);
+  if (vector) w_.close();
 }
 
 }  // namespace kdt::cuda

@@ -330,44 +330,124 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
   const int64_t start22_ = static_cast<int64_t>(r0);
 #line 33
-  __syncthreads();
+  const bool vec23_ = ((reinterpret_cast<uintptr_t>(y + (start22_ + 0) * 256)) & 15) == 0;
 #line 33
-  for (int64_t e23_ = kdt_tid; e23_ < 2048; e23_ += kdt_nt) {
+  if (vec23_) {
 #line 33
-    const int64_t i23_0_ = (e23_ / 256);
+    __syncthreads();
 #line 33
-    (void)i23_0_;
+    for (int64_t c_ = kdt_tid; c_ < 512; c_ += kdt_nt) {
 #line 33
-    const int64_t i23_1_ = e23_ % 256;
+      const int64_t row_ = c_ / 512, col_ = c_ % 512;
 #line 33
-    (void)i23_1_;
+      (void)row_;
 #line 33
-    y[(start22_ + i23_0_) * 256 + (i23_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e23_], rs[i23_0_]), g[i23_1_]), t19_[i23_1_]);
+      alignas(16) float piece_[4];
+#line 33
+      for (int q_ = 0; q_ < 4; ++q_) {
+#line 33
+        const int64_t e24_ = c_ * 4 + q_;
+#line 33
+        const int64_t i24_0_ = (e24_ / 256);
+#line 33
+        (void)i24_0_;
+#line 33
+        const int64_t i24_1_ = e24_ % 256;
+#line 33
+        (void)i24_1_;
+#line 33
+        piece_[q_] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e24_], rs[i24_0_]), g[i24_1_]), t19_[i24_1_]);
+#line 33
+      }
+#line 33
+      reinterpret_cast<uint4*>(y + (start22_ + 0) * 256)[col_] = *reinterpret_cast<const uint4*>(piece_);
+#line 33
+    }
+#line 33
+    __syncthreads();
+#line 33
+  } else {
+#line 33
+    __syncthreads();
+#line 33
+    for (int64_t e25_ = kdt_tid; e25_ < 2048; e25_ += kdt_nt) {
+#line 33
+      const int64_t i25_0_ = (e25_ / 256);
+#line 33
+      (void)i25_0_;
+#line 33
+      const int64_t i25_1_ = e25_ % 256;
+#line 33
+      (void)i25_1_;
+#line 33
+      y[(start22_ + i25_0_) * 256 + (i25_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e25_], rs[i25_0_]), g[i25_1_]), t19_[i25_1_]);
+#line 33
+    }
+#line 33
+    __syncthreads();
 #line 33
   }
-#line 33
-  __syncthreads();
-  const int64_t start24_ = static_cast<int64_t>(r0);
+  const int64_t start26_ = static_cast<int64_t>(r0);
 #line 34
-  __syncthreads();
+  const bool vec27_ = ((reinterpret_cast<uintptr_t>(rstd + (start26_ + 0))) & 15) == 0;
 #line 34
-  for (int64_t e25_ = kdt_tid; e25_ < 8; e25_ += kdt_nt) {
+  if (vec27_) {
 #line 34
-    const int64_t i25_0_ = e25_;
+    __syncthreads();
 #line 34
-    (void)i25_0_;
+    for (int64_t c_ = kdt_tid; c_ < 2; c_ += kdt_nt) {
 #line 34
-    const int64_t i25_1_ = e25_ % 1;
+      const int64_t row_ = c_ / 2, col_ = c_ % 2;
 #line 34
-    (void)i25_1_;
+      (void)row_;
 #line 34
-    rstd[(start24_ + i25_0_)] = rs[e25_];
+      alignas(16) float piece_[4];
+#line 34
+      for (int q_ = 0; q_ < 4; ++q_) {
+#line 34
+        const int64_t e28_ = c_ * 4 + q_;
+#line 34
+        const int64_t i28_0_ = e28_;
+#line 34
+        (void)i28_0_;
+#line 34
+        const int64_t i28_1_ = e28_ % 1;
+#line 34
+        (void)i28_1_;
+#line 34
+        piece_[q_] = rs[e28_];
+#line 34
+      }
+#line 34
+      reinterpret_cast<uint4*>(rstd + (start26_ + 0))[col_] = *reinterpret_cast<const uint4*>(piece_);
+#line 34
+    }
+#line 34
+    __syncthreads();
+#line 34
+  } else {
+#line 34
+    __syncthreads();
+#line 34
+    for (int64_t e29_ = kdt_tid; e29_ < 8; e29_ += kdt_nt) {
+#line 34
+      const int64_t i29_0_ = e29_;
+#line 34
+      (void)i29_0_;
+#line 34
+      const int64_t i29_1_ = e29_ % 1;
+#line 34
+      (void)i29_1_;
+#line 34
+      rstd[(start26_ + i29_0_)] = rs[e29_];
+#line 34
+    }
+#line 34
+    __syncthreads();
 #line 34
   }
-#line 34
-  __syncthreads();
 }
-#line 1545 "<stdout>"
+#line 1625 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;

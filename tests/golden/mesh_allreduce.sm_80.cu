@@ -153,23 +153,63 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(1))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
   const int64_t start5_ = static_cast<int64_t>(c0);
 #line 50
-  __syncthreads();
+  const bool vec6_ = ((reinterpret_cast<uintptr_t>(out + (start5_ + 0))) & 15) == 0;
 #line 50
-  for (int64_t e6_ = kdt_tid; e6_ < 1024; e6_ += kdt_nt) {
+  if (vec6_) {
 #line 50
-    const int64_t i6_0_ = (e6_ / 128);
+    __syncthreads();
 #line 50
-    (void)i6_0_;
+    for (int64_t c_ = kdt_tid; c_ < 256; c_ += kdt_nt) {
 #line 50
-    const int64_t i6_1_ = e6_ % 128;
+      const int64_t row_ = c_ / 32, col_ = c_ % 32;
 #line 50
-    (void)i6_1_;
+      (void)row_;
 #line 50
-    out[(i6_0_) * 256 + (start5_ + i6_1_)] = 0x0p+0f;
+      alignas(16) float piece_[4];
+#line 50
+      for (int q_ = 0; q_ < 4; ++q_) {
+#line 50
+        const int64_t e7_ = c_ * 4 + q_;
+#line 50
+        const int64_t i7_0_ = (e7_ / 128);
+#line 50
+        (void)i7_0_;
+#line 50
+        const int64_t i7_1_ = e7_ % 128;
+#line 50
+        (void)i7_1_;
+#line 50
+        piece_[q_] = 0x0p+0f;
+#line 50
+      }
+#line 50
+      reinterpret_cast<uint4*>(out + (((row_ / 1) % 8)) * 256 + (start5_ + 0))[col_] = *reinterpret_cast<const uint4*>(piece_);
+#line 50
+    }
+#line 50
+    __syncthreads();
+#line 50
+  } else {
+#line 50
+    __syncthreads();
+#line 50
+    for (int64_t e8_ = kdt_tid; e8_ < 1024; e8_ += kdt_nt) {
+#line 50
+      const int64_t i8_0_ = (e8_ / 128);
+#line 50
+      (void)i8_0_;
+#line 50
+      const int64_t i8_1_ = e8_ % 128;
+#line 50
+      (void)i8_1_;
+#line 50
+      out[(i8_0_) * 256 + (start5_ + i8_1_)] = 0x0p+0f;
+#line 50
+    }
+#line 50
+    __syncthreads();
 #line 50
   }
-#line 50
-  __syncthreads();
 #line 100
   for (int64_t step_it = int32_t(0); step_it < ny; step_it += 1) {
 #line 100
@@ -202,11 +242,11 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
     {  // DMA: dst = src, 4096 bytes
 #line 61
-      const int64_t start7_ = static_cast<int64_t>(working_slot);
+      const int64_t start9_ = static_cast<int64_t>(working_slot);
 #line 61
-      const int64_t start8_ = static_cast<int64_t>(c0);
+      const int64_t start10_ = static_cast<int64_t>(c0);
 #line 61
-      const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start7_) * 2048 + (start8_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
+      const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start9_) * 2048 + (start10_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
 #line 61
       if (kdt_async) {
 #line 61
@@ -218,7 +258,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
           (void)row_;
 #line 61
-          kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start7_) * 2048 + (((row_ / 1) % 8)) * 256 + (start8_ + 0)) + col_ * 16);
+          kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start9_) * 2048 + (((row_ / 1) % 8)) * 256 + (start10_ + 0)) + col_ * 16);
 #line 61
         }
 #line 61
@@ -230,17 +270,17 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         __syncthreads();
 #line 61
-        for (int64_t e9_ = kdt_tid; e9_ < 1024; e9_ += kdt_nt) {
+        for (int64_t e11_ = kdt_tid; e11_ < 1024; e11_ += kdt_nt) {
 #line 61
-          const int64_t i9_0_ = (e9_ / 128);
+          const int64_t i11_0_ = (e11_ / 128);
 #line 61
-          (void)i9_0_;
+          (void)i11_0_;
 #line 61
-          const int64_t i9_1_ = e9_ % 128;
+          const int64_t i11_1_ = e11_ % 128;
 #line 61
-          (void)i9_1_;
+          (void)i11_1_;
 #line 61
-          kdt_s_receive_scratch[(i9_0_) * 128 + (i9_1_)] = hbm[(start7_) * 2048 + (i9_0_) * 256 + (start8_ + i9_1_)];
+          kdt_s_receive_scratch[(i11_0_) * 128 + (i11_1_)] = hbm[(start9_) * 2048 + (i11_0_) * 256 + (start10_ + i11_1_)];
 #line 61
         }
 #line 61
@@ -254,31 +294,31 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(1))), int32_t(1), "samples/mesh_allreduce.kd:62:5: sem_wait on `capacity`");
     {  // DMA to device `device`: dst = src, 4096 bytes
 #line 63
-      const int64_t start10_ = static_cast<int64_t>(working_slot);
-#line 63
-      const int64_t start11_ = static_cast<int64_t>(c0);
-#line 63
-      const int64_t start12_ = static_cast<int64_t>(receiving_slot);
+      const int64_t start12_ = static_cast<int64_t>(working_slot);
 #line 63
       const int64_t start13_ = static_cast<int64_t>(c0);
 #line 63
-      const int32_t device14_ = dma_device_2;
+      const int64_t start14_ = static_cast<int64_t>(receiving_slot);
 #line 63
-      float* const peer15_ = kdt_peers.hbm[device14_];
+      const int64_t start15_ = static_cast<int64_t>(c0);
+#line 63
+      const int32_t device16_ = dma_device_2;
+#line 63
+      float* const peer17_ = kdt_peers.hbm[device16_];
 #line 63
       __syncthreads();
 #line 63
-      for (int64_t e16_ = kdt_tid; e16_ < 1024; e16_ += kdt_nt) {
+      for (int64_t e18_ = kdt_tid; e18_ < 1024; e18_ += kdt_nt) {
 #line 63
-        const int64_t i16_0_ = (e16_ / 128);
+        const int64_t i18_0_ = (e18_ / 128);
 #line 63
-        (void)i16_0_;
+        (void)i18_0_;
 #line 63
-        const int64_t i16_1_ = e16_ % 128;
+        const int64_t i18_1_ = e18_ % 128;
 #line 63
-        (void)i16_1_;
+        (void)i18_1_;
 #line 63
-        peer15_[(start12_) * 2048 + (i16_0_) * 256 + (start13_ + i16_1_)] = hbm[(start10_) * 2048 + (i16_0_) * 256 + (start11_ + i16_1_)];
+        peer17_[(start14_) * 2048 + (i18_0_) * 256 + (start15_ + i18_1_)] = hbm[(start12_) * 2048 + (i18_0_) * 256 + (start13_ + i18_1_)];
 #line 63
       }
 #line 63
@@ -286,25 +326,25 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 63
       kdt_cu::dma_push(kdt_q_send[(int32_t(1))], 0, "samples/mesh_allreduce.kd:63:5: dma_start on `send` (source)");
 #line 63
-      kdt_cu::signal_sys((kdt_peers.sync[device14_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
+      kdt_cu::signal_sys((kdt_peers.sync[device16_] + kdt_flat * 6 + 4 + (int32_t(1))), 4096);
 #line 63
     }
     kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`", kdt_bulk_groups);
-    const int64_t start17_ = static_cast<int64_t>(c0);
+    const int64_t start19_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
 #line 65
-    for (int64_t e18_ = kdt_tid; e18_ < 1024; e18_ += kdt_nt) {
+    for (int64_t e20_ = kdt_tid; e20_ < 1024; e20_ += kdt_nt) {
 #line 65
-      const int64_t i18_0_ = (e18_ / 128);
+      const int64_t i20_0_ = (e20_ / 128);
 #line 65
-      (void)i18_0_;
+      (void)i20_0_;
 #line 65
-      const int64_t i18_1_ = e18_ % 128;
+      const int64_t i20_1_ = e20_ % 128;
 #line 65
-      (void)i18_1_;
+      (void)i20_1_;
 #line 65
-      out[(i18_0_) * 256 + (start17_ + i18_1_)] = kdt_cu::op_add(out[(i18_0_) * 256 + (start17_ + i18_1_)], kdt_s_receive_scratch[(i18_0_) * 128 + (i18_1_)]);
+      out[(i20_0_) * 256 + (start19_ + i20_1_)] = kdt_cu::op_add(out[(i20_0_) * 256 + (start19_ + i20_1_)], kdt_s_receive_scratch[(i20_0_) * 128 + (i20_1_)]);
 #line 65
     }
 #line 65
@@ -358,27 +398,27 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 48
   {  // DMA to device `device`: dst = src, 4096 bytes
 #line 48
-    const int64_t start19_ = static_cast<int64_t>(c0);
+    const int64_t start21_ = static_cast<int64_t>(c0);
 #line 48
-    const int64_t start20_ = static_cast<int64_t>(c0);
+    const int64_t start22_ = static_cast<int64_t>(c0);
 #line 48
-    const int32_t device21_ = dma_device_3;
+    const int32_t device23_ = dma_device_3;
 #line 48
-    float* const peer22_ = kdt_peers.hbm[device21_];
+    float* const peer24_ = kdt_peers.hbm[device23_];
 #line 48
     __syncthreads();
 #line 48
-    for (int64_t e23_ = kdt_tid; e23_ < 1024; e23_ += kdt_nt) {
+    for (int64_t e25_ = kdt_tid; e25_ < 1024; e25_ += kdt_nt) {
 #line 48
-      const int64_t i23_0_ = (e23_ / 128);
+      const int64_t i25_0_ = (e25_ / 128);
 #line 48
-      (void)i23_0_;
+      (void)i25_0_;
 #line 48
-      const int64_t i23_1_ = e23_ % 128;
+      const int64_t i25_1_ = e25_ % 128;
 #line 48
-      (void)i23_1_;
+      (void)i25_1_;
 #line 48
-      peer22_[(i23_0_) * 256 + (start20_ + i23_1_)] = out[(i23_0_) * 256 + (start19_ + i23_1_)];
+      peer24_[(i25_0_) * 256 + (start22_ + i25_1_)] = out[(i25_0_) * 256 + (start21_ + i25_1_)];
 #line 48
     }
 #line 48
@@ -386,31 +426,71 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 48
     kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0, "samples/mesh_allreduce.kd:48:5: dma_start on `send` (source)");
 #line 48
-    kdt_cu::signal_sys((kdt_peers.sync[device21_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+    kdt_cu::signal_sys((kdt_peers.sync[device23_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 48
   }
   kdt_cu::dma_retire(kdt_q_send[(int32_t(0))], kdt_bar_send + (int32_t(0)) * 8, "samples/mesh_allreduce.kd:49:5: dma_wait on `send`", kdt_bulk_groups);
 #line 49
   kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 4 + (int32_t(0))), 4096, "samples/mesh_allreduce.kd:49:5: dma_wait on `recv`");
-  const int64_t start24_ = static_cast<int64_t>(c0);
+  const int64_t start26_ = static_cast<int64_t>(c0);
 #line 50
-  __syncthreads();
+  const bool vec27_ = ((reinterpret_cast<uintptr_t>(out + (start26_ + 0))) & 15) == 0;
 #line 50
-  for (int64_t e25_ = kdt_tid; e25_ < 1024; e25_ += kdt_nt) {
+  if (vec27_) {
 #line 50
-    const int64_t i25_0_ = (e25_ / 128);
+    __syncthreads();
 #line 50
-    (void)i25_0_;
+    for (int64_t c_ = kdt_tid; c_ < 256; c_ += kdt_nt) {
 #line 50
-    const int64_t i25_1_ = e25_ % 128;
+      const int64_t row_ = c_ / 32, col_ = c_ % 32;
 #line 50
-    (void)i25_1_;
+      (void)row_;
 #line 50
-    out[(i25_0_) * 256 + (start24_ + i25_1_)] = 0x0p+0f;
+      alignas(16) float piece_[4];
+#line 50
+      for (int q_ = 0; q_ < 4; ++q_) {
+#line 50
+        const int64_t e28_ = c_ * 4 + q_;
+#line 50
+        const int64_t i28_0_ = (e28_ / 128);
+#line 50
+        (void)i28_0_;
+#line 50
+        const int64_t i28_1_ = e28_ % 128;
+#line 50
+        (void)i28_1_;
+#line 50
+        piece_[q_] = 0x0p+0f;
+#line 50
+      }
+#line 50
+      reinterpret_cast<uint4*>(out + (((row_ / 1) % 8)) * 256 + (start26_ + 0))[col_] = *reinterpret_cast<const uint4*>(piece_);
+#line 50
+    }
+#line 50
+    __syncthreads();
+#line 50
+  } else {
+#line 50
+    __syncthreads();
+#line 50
+    for (int64_t e29_ = kdt_tid; e29_ < 1024; e29_ += kdt_nt) {
+#line 50
+      const int64_t i29_0_ = (e29_ / 128);
+#line 50
+      (void)i29_0_;
+#line 50
+      const int64_t i29_1_ = e29_ % 128;
+#line 50
+      (void)i29_1_;
+#line 50
+      out[(i29_0_) * 256 + (start26_ + i29_1_)] = 0x0p+0f;
+#line 50
+    }
+#line 50
+    __syncthreads();
 #line 50
   }
-#line 50
-  __syncthreads();
 #line 115
   for (int64_t step_2_it = int32_t(0); step_2_it < nx; step_2_it += 1) {
 #line 115
@@ -443,11 +523,11 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
     {  // DMA: dst = src, 4096 bytes
 #line 61
-      const int64_t start26_ = static_cast<int64_t>(working_slot_2);
+      const int64_t start30_ = static_cast<int64_t>(working_slot_2);
 #line 61
-      const int64_t start27_ = static_cast<int64_t>(c0);
+      const int64_t start31_ = static_cast<int64_t>(c0);
 #line 61
-      const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start26_) * 2048 + (start27_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
+      const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(hbm + (start30_) * 2048 + (start31_ + 0)) | reinterpret_cast<uintptr_t>(kdt_s_receive_scratch + 0)) & 15) == 0;
 #line 61
       if (kdt_async) {
 #line 61
@@ -459,7 +539,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
           (void)row_;
 #line 61
-          kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start26_) * 2048 + (((row_ / 1) % 8)) * 256 + (start27_ + 0)) + col_ * 16);
+          kdt_cu::cp_async<16>(reinterpret_cast<unsigned char*>(kdt_s_receive_scratch + (((row_ / 1) % 8)) * 128) + col_ * 16, reinterpret_cast<const unsigned char*>(hbm + (start30_) * 2048 + (((row_ / 1) % 8)) * 256 + (start31_ + 0)) + col_ * 16);
 #line 61
         }
 #line 61
@@ -471,17 +551,17 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 61
         __syncthreads();
 #line 61
-        for (int64_t e28_ = kdt_tid; e28_ < 1024; e28_ += kdt_nt) {
+        for (int64_t e32_ = kdt_tid; e32_ < 1024; e32_ += kdt_nt) {
 #line 61
-          const int64_t i28_0_ = (e28_ / 128);
+          const int64_t i32_0_ = (e32_ / 128);
 #line 61
-          (void)i28_0_;
+          (void)i32_0_;
 #line 61
-          const int64_t i28_1_ = e28_ % 128;
+          const int64_t i32_1_ = e32_ % 128;
 #line 61
-          (void)i28_1_;
+          (void)i32_1_;
 #line 61
-          kdt_s_receive_scratch[(i28_0_) * 128 + (i28_1_)] = hbm[(start26_) * 2048 + (i28_0_) * 256 + (start27_ + i28_1_)];
+          kdt_s_receive_scratch[(i32_0_) * 128 + (i32_1_)] = hbm[(start30_) * 2048 + (i32_0_) * 256 + (start31_ + i32_1_)];
 #line 61
         }
 #line 61
@@ -495,31 +575,31 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
     kdt_cu::wait_sys((kdt_peers.sync[kdt_device] + kdt_flat * 6 + 2 + (int32_t(0))), int32_t(1), "samples/mesh_allreduce.kd:62:5: sem_wait on `capacity`");
     {  // DMA to device `device`: dst = src, 4096 bytes
 #line 63
-      const int64_t start29_ = static_cast<int64_t>(working_slot_2);
+      const int64_t start33_ = static_cast<int64_t>(working_slot_2);
 #line 63
-      const int64_t start30_ = static_cast<int64_t>(c0);
+      const int64_t start34_ = static_cast<int64_t>(c0);
 #line 63
-      const int64_t start31_ = static_cast<int64_t>(receiving_slot_2);
+      const int64_t start35_ = static_cast<int64_t>(receiving_slot_2);
 #line 63
-      const int64_t start32_ = static_cast<int64_t>(c0);
+      const int64_t start36_ = static_cast<int64_t>(c0);
 #line 63
-      const int32_t device33_ = dma_device_4;
+      const int32_t device37_ = dma_device_4;
 #line 63
-      float* const peer34_ = kdt_peers.hbm[device33_];
+      float* const peer38_ = kdt_peers.hbm[device37_];
 #line 63
       __syncthreads();
 #line 63
-      for (int64_t e35_ = kdt_tid; e35_ < 1024; e35_ += kdt_nt) {
+      for (int64_t e39_ = kdt_tid; e39_ < 1024; e39_ += kdt_nt) {
 #line 63
-        const int64_t i35_0_ = (e35_ / 128);
+        const int64_t i39_0_ = (e39_ / 128);
 #line 63
-        (void)i35_0_;
+        (void)i39_0_;
 #line 63
-        const int64_t i35_1_ = e35_ % 128;
+        const int64_t i39_1_ = e39_ % 128;
 #line 63
-        (void)i35_1_;
+        (void)i39_1_;
 #line 63
-        peer34_[(start31_) * 2048 + (i35_0_) * 256 + (start32_ + i35_1_)] = hbm[(start29_) * 2048 + (i35_0_) * 256 + (start30_ + i35_1_)];
+        peer38_[(start35_) * 2048 + (i39_0_) * 256 + (start36_ + i39_1_)] = hbm[(start33_) * 2048 + (i39_0_) * 256 + (start34_ + i39_1_)];
 #line 63
       }
 #line 63
@@ -527,25 +607,25 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
 #line 63
       kdt_cu::dma_push(kdt_q_send[(int32_t(0))], 0, "samples/mesh_allreduce.kd:63:5: dma_start on `send` (source)");
 #line 63
-      kdt_cu::signal_sys((kdt_peers.sync[device33_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
+      kdt_cu::signal_sys((kdt_peers.sync[device37_] + kdt_flat * 6 + 4 + (int32_t(0))), 4096);
 #line 63
     }
     kdt_cu::dma_retire(kdt_q_copy_sem[0], kdt_bar_copy_sem + 0 * 8, "samples/mesh_allreduce.kd:64:5: dma_wait on `copy_sem`", kdt_bulk_groups);
-    const int64_t start36_ = static_cast<int64_t>(c0);
+    const int64_t start40_ = static_cast<int64_t>(c0);
 #line 65
     __syncthreads();
 #line 65
-    for (int64_t e37_ = kdt_tid; e37_ < 1024; e37_ += kdt_nt) {
+    for (int64_t e41_ = kdt_tid; e41_ < 1024; e41_ += kdt_nt) {
 #line 65
-      const int64_t i37_0_ = (e37_ / 128);
+      const int64_t i41_0_ = (e41_ / 128);
 #line 65
-      (void)i37_0_;
+      (void)i41_0_;
 #line 65
-      const int64_t i37_1_ = e37_ % 128;
+      const int64_t i41_1_ = e41_ % 128;
 #line 65
-      (void)i37_1_;
+      (void)i41_1_;
 #line 65
-      out[(i37_0_) * 256 + (start36_ + i37_1_)] = kdt_cu::op_add(out[(i37_0_) * 256 + (start36_ + i37_1_)], kdt_s_receive_scratch[(i37_0_) * 128 + (i37_1_)]);
+      out[(i41_0_) * 256 + (start40_ + i41_1_)] = kdt_cu::op_add(out[(i41_0_) * 256 + (start40_ + i41_1_)], kdt_s_receive_scratch[(i41_0_) * 128 + (i41_1_)]);
 #line 65
     }
 #line 65
@@ -557,7 +637,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
   }
 #line 123
 }
-#line 1735 "<stdout>"
+#line 1815 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int mesh_allreduce_devices = 8;

@@ -185,21 +185,57 @@ __global__ void __launch_bounds__(128) peer_scratch_kernel(const float* x, float
   kdt_apply_recv(kdt_cu::stage_take((reinterpret_cast<unsigned char*>(kdt_peers.sync[kdt_device]) + 64 + kdt_flat * 8464), 1056, kdt_red));
   const int64_t start12_ = static_cast<int64_t>(i);
 #line 50
-  __syncthreads();
+  const bool vec13_ = ((reinterpret_cast<uintptr_t>(y + (start12_) * 256)) & 15) == 0;
 #line 50
-  for (int64_t e13_ = kdt_tid; e13_ < 256; e13_ += kdt_nt) {
+  if (vec13_) {
 #line 50
-    const int64_t i13_0_ = e13_;
+    __syncthreads();
 #line 50
-    (void)i13_0_;
+    for (int64_t c_ = kdt_tid; c_ < 64; c_ += kdt_nt) {
 #line 50
-    y[(start12_) * 256 + (i13_0_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_s_inbox[(i13_0_)], 0x1p+1f), kdt_s_acc[(i13_0_)]);
+      const int64_t row_ = c_ / 64, col_ = c_ % 64;
+#line 50
+      (void)row_;
+#line 50
+      alignas(16) float piece_[4];
+#line 50
+      for (int q_ = 0; q_ < 4; ++q_) {
+#line 50
+        const int64_t e14_ = c_ * 4 + q_;
+#line 50
+        const int64_t i14_0_ = e14_;
+#line 50
+        (void)i14_0_;
+#line 50
+        piece_[q_] = kdt_cu::op_add(kdt_cu::op_mul(kdt_s_inbox[(i14_0_)], 0x1p+1f), kdt_s_acc[(i14_0_)]);
+#line 50
+      }
+#line 50
+      reinterpret_cast<uint4*>(y + (start12_) * 256)[col_] = *reinterpret_cast<const uint4*>(piece_);
+#line 50
+    }
+#line 50
+    __syncthreads();
+#line 50
+  } else {
+#line 50
+    __syncthreads();
+#line 50
+    for (int64_t e15_ = kdt_tid; e15_ < 256; e15_ += kdt_nt) {
+#line 50
+      const int64_t i15_0_ = e15_;
+#line 50
+      (void)i15_0_;
+#line 50
+      y[(start12_) * 256 + (i15_0_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_s_inbox[(i15_0_)], 0x1p+1f), kdt_s_acc[(i15_0_)]);
+#line 50
+    }
+#line 50
+    __syncthreads();
 #line 50
   }
-#line 50
-  __syncthreads();
 }
-#line 1377 "<stdout>"
+#line 1413 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int peer_scratch_devices = 4;

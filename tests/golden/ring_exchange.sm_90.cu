@@ -96,25 +96,65 @@ __global__ void __launch_bounds__(128) ring_exchange_kernel(const float* x, floa
 #line 48
   const int64_t start7_ = static_cast<int64_t>(kdt_cu::op_mul(i, int32_t(32)));
 #line 48
-  __syncthreads();
+  const bool vec8_ = ((reinterpret_cast<uintptr_t>(mixed + (start7_ + 0) * 64)) & 15) == 0;
 #line 48
-  for (int64_t e8_ = kdt_tid; e8_ < 2048; e8_ += kdt_nt) {
+  if (vec8_) {
 #line 48
-    const int64_t i8_0_ = (e8_ / 64);
+    __syncthreads();
 #line 48
-    (void)i8_0_;
+    for (int64_t c_ = kdt_tid; c_ < 512; c_ += kdt_nt) {
 #line 48
-    const int64_t i8_1_ = e8_ % 64;
+      const int64_t row_ = c_ / 512, col_ = c_ % 512;
 #line 48
-    (void)i8_1_;
+      (void)row_;
 #line 48
-    mixed[(start7_ + i8_0_) * 64 + (i8_1_)] = kdt_cu::op_mul(0x1p-1f, kdt_cu::op_add(x[(start5_ + i8_0_) * 64 + (i8_1_)], recv[(start6_ + i8_0_) * 64 + (i8_1_)]));
+      alignas(16) float piece_[4];
+#line 48
+      for (int q_ = 0; q_ < 4; ++q_) {
+#line 48
+        const int64_t e9_ = c_ * 4 + q_;
+#line 48
+        const int64_t i9_0_ = (e9_ / 64);
+#line 48
+        (void)i9_0_;
+#line 48
+        const int64_t i9_1_ = e9_ % 64;
+#line 48
+        (void)i9_1_;
+#line 48
+        piece_[q_] = kdt_cu::op_mul(0x1p-1f, kdt_cu::op_add(x[(start5_ + i9_0_) * 64 + (i9_1_)], recv[(start6_ + i9_0_) * 64 + (i9_1_)]));
+#line 48
+      }
+#line 48
+      reinterpret_cast<uint4*>(mixed + (start7_ + 0) * 64)[col_] = *reinterpret_cast<const uint4*>(piece_);
+#line 48
+    }
+#line 48
+    __syncthreads();
+#line 48
+  } else {
+#line 48
+    __syncthreads();
+#line 48
+    for (int64_t e10_ = kdt_tid; e10_ < 2048; e10_ += kdt_nt) {
+#line 48
+      const int64_t i10_0_ = (e10_ / 64);
+#line 48
+      (void)i10_0_;
+#line 48
+      const int64_t i10_1_ = e10_ % 64;
+#line 48
+      (void)i10_1_;
+#line 48
+      mixed[(start7_ + i10_0_) * 64 + (i10_1_)] = kdt_cu::op_mul(0x1p-1f, kdt_cu::op_add(x[(start5_ + i10_0_) * 64 + (i10_1_)], recv[(start6_ + i10_0_) * 64 + (i10_1_)]));
+#line 48
+    }
+#line 48
+    __syncthreads();
 #line 48
   }
-#line 48
-  __syncthreads();
 }
-#line 1292 "<stdout>"
+#line 1332 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int ring_exchange_devices = 4;

@@ -328,7 +328,7 @@ TEST_SUITE("cuda_emit") {
   // Issue 19, item 10: a tile loaded from @global moves in 16-byte pieces
   // where its rows are whole 16-byte multiples, behind a run-time alignment
   // test whose `else` is the element loop.
-  TEST_CASE("vectorised global loads: uint4 pieces of whole rows, the element loop where they cannot be") {
+  TEST_CASE("vectorised global loads and stores: uint4 pieces of whole rows, the element loop where they cannot be") {
     TempDir tmp;
     kdt::test::write_text(tmp.file("v.kd"),
                           "kernel rows(x: in f32[64, 256] @global, y: out f32[64, 256] @global) grid(8) {\n"
@@ -344,9 +344,15 @@ TEST_SUITE("cuda_emit") {
     CHECK(v.find("reinterpret_cast<uint4*>(t)[c_] = reinterpret_cast<const uint4*>(x + (start0_ + ((row_ / 1) % 8)) * 256 + "
                  "(64 + 0))[col_];") != std::string::npos);
     CHECK(v.find("} else {") != std::string::npos);
+    // The store of `t * 2.0`: each thread computes a piece's four elements
+    // into registers and stores them as one uint4.
+    CHECK(v.find("alignas(16) float piece_[4];") != std::string::npos);
+    CHECK(v.find("reinterpret_cast<uint4*>(y + (start3_ + ((row_ / 1) % 8)) * 256 + (64 + 0))[col_] = "
+                 "*reinterpret_cast<const uint4*>(piece_);") != std::string::npos);
     // Rows of 6 f32 (24 bytes): element by element only.
     CHECK(v.find("float* const u = ") != std::string::npos);
     CHECK(v.find("reinterpret_cast<uint4*>(u)") == std::string::npos);
+    CHECK(v.find("uint4*>(y + (start", v.find("float* const u = ")) == std::string::npos);
     if (std::string nvcc = find_tool("nvcc"); !nvcc.empty()) {
       kdt::test::write_text(tmp.file("v.cu"), v);
       CHECK(sh(nvcc + " -std=c++17 -arch=sm_90 -c " + tmp.file("v.cu") + " -o " + tmp.file("v.o")) == 0);
@@ -799,12 +805,13 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
     CHECK(boxes.find("UTMALDG.2D") != std::string::npos);
     CHECK(boxes.find("UTMAREDG.2D.ADD") != std::string::npos);
     CHECK(sass(sample("block_matmul"), "sm_90").find("UTMASTG.2D") != std::string::npos);
-    // Issue 19, item 10: tiles loaded from @global in 16-byte pieces (softmax's rows).
+    // Issue 19, item 10: tiles loaded from and stored to @global in 16-byte pieces (softmax's rows).
     for (const char* arch : {"sm_90", "sm_80"}) {
       CAPTURE(arch);
       std::string v = sass(sample("softmax"), arch);
       CHECK(v.find("LDG.E.128") != std::string::npos);
       CHECK(v.find("STS.128") != std::string::npos);
+      CHECK(v.find("STG.E.128") != std::string::npos);
     }
   }
 
