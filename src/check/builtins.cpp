@@ -17,7 +17,7 @@ const std::pair<std::string, std::string> kPallasKeywords[] = {{"preferred_eleme
 
 // A keyword value that is a dtype name (`dtype=bf16`; the parser gives it as a Name).
 bool is_dtype_name(const ast::Expr* e) {
-  return e && e->kind == ast::Expr::Kind::Name && dtype_from_name(e->spelling).has_value();
+  return e && e->kind == ast::Expr::Kind::Name && dtype_from_name(e->spelling.str()).has_value();
 }
 
 // `e` as constant + sum(coefficient x name) when it is linear in names that
@@ -100,7 +100,7 @@ CallArgs split_args(ast::Expr& call, const BuiltinSpec& spec, DiagnosticEngine& 
   const size_t max_positional = spec.max_positional;
   for (ast::Arg& arg : call.args) {
     if (arg.kind == ast::Arg::Kind::Keyword) {
-      const KeywordSpec* known = spec.keyword(arg.keyword.text);
+      const KeywordSpec* known = spec.keyword(arg.keyword.text.str());
       if (!known) {
         std::string list;
         for (const KeywordSpec& k : spec.keywords) list += std::string(list.empty() ? "" : ", ") + "`" + k.name + "`";
@@ -154,10 +154,10 @@ static ResolvedCall& record_call(CheckedProgram& program, ast::Expr& call, const
   ResolvedCall& r = program.calls.emplace_back();
   r.spec = &spec;
   r.id = spec.id;
-  if (spec.id == BuiltinId::Cast) r.cast = dtype_from_name(call.spelling).value_or(DType::F32);
+  if (spec.id == BuiltinId::Cast) r.cast = dtype_from_name(call.spelling.str()).value_or(DType::F32);
   r.positional.assign(args.positional.begin(), args.positional.end());
   for (size_t k = 0; k < kKeywordCount; ++k) {
-    if (args.keywords[k]) r.keywords[k].value = args.keywords[k]->value.get();
+    if (args.keywords[k]) r[static_cast<Keyword>(k)].value = args.keywords[k]->value.get();
   }
   call.call = &r;
   return r;
@@ -207,7 +207,7 @@ const Symbol* Checker::lookup_sem(ast::Expr& e, std::optional<SemKind> want, con
   }
   // Indices it takes: 0 for one semaphore, 1 or 2 for an array's element;
   // one fewer for a whole 1-D array or a row of a 2-D one (`array`).
-  const size_t rank = s->type.sem_count < 0 ? 0 : s->type.sem_cols < 0 ? 1 : 2;
+  const size_t rank = s->type.detail().sem_count < 0 ? 0 : s->type.detail().sem_cols < 0 ? 1 : 2;
   const size_t wanted = array ? rank - (rank > 0 ? 1 : 0) : rank;
   if (array && rank == 0) {
     diags_.report(DiagCode::TypeMismatch, e.range,
@@ -227,7 +227,7 @@ const Symbol* Checker::lookup_sem(ast::Expr& e, std::optional<SemKind> want, con
   }
   for (size_t d = 0; d < entries.size(); ++d) {
     ast::IndexEntry* entry = entries[d];
-    const int64_t length = d == 0 ? s->type.sem_count : s->type.sem_cols;
+    const int64_t length = d == 0 ? s->type.detail().sem_count : s->type.detail().sem_cols;
     expect_scalar(*entry->first, DType::I32, "a semaphore index");
     if (auto v = eval_const(*entry->first, true); v && (*v < 0 || *v >= length)) {
       diags_.report(DiagCode::StaticOutOfBounds, entry->range,
@@ -255,7 +255,7 @@ enum class Indexing { Tile, View, MaskedView };
 
 // Shared by views of refs and static indexing of tile values: applies the
 // index entries to `shape`, filling each entry's static start and size.
-static std::optional<Shape> apply_indices(Checker& c, std::vector<ast::IndexEntry>& indices, const Shape& shape,
+static std::optional<Shape> apply_indices(Checker& c, CompactVector<ast::IndexEntry>& indices, const Shape& shape,
                                           const std::string& what, SourceRange range, Indexing indexing) {
   DiagnosticEngine& diags = c.diags_;
   const bool dynamic_allowed = indexing != Indexing::Tile;
@@ -473,7 +473,7 @@ Type Checker::check_call(ast::Expr& e) {
   }
   const BuiltinSpec* spec = alias ? &builtin(BuiltinId::Cast) : find_builtin(f);
   if (!spec) {
-    diags_.report(DiagCode::UndefinedName, e.callee_range, "unknown function `" + f + "`");
+    diags_.report(DiagCode::UndefinedName, e.op_range, "unknown function `" + f + "`");
     for (ast::Arg& arg : e.args) {
       if (arg.value) check_expr(*arg.value);
     }
@@ -736,7 +736,7 @@ Type Checker::check_dot(ast::Expr& e, const CallArgs& a, ResolvedCall& call) {
   }
   std::optional<DType> result;
   if (ast::Arg* k = a.keyword(Keyword::Dtype)) {
-    result = is_dtype_name(k->value.get()) ? dtype_from_name(k->value->spelling) : std::nullopt;
+    result = is_dtype_name(k->value.get()) ? dtype_from_name(k->value->spelling.str()) : std::nullopt;
     if (!result && k->value->kind == ast::Expr::Kind::Name && is_type_name(k->value->spelling)) {
       result = resolve_type_name({k->value->spelling, k->value->range});
     }
@@ -877,12 +877,12 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       }
       Type descriptor;
       descriptor.kind = Type::Kind::Dma;
-      descriptor.elements = {Type::ref(vs.ref->type.dtype, vs.shape, vs.ref->type.space),
+      descriptor.edit_detail().elements = {Type::ref(vs.ref->type.dtype, vs.shape, vs.ref->type.space),
                              Type::ref(vd.ref->type.dtype, vd.shape, vd.ref->type.space)};
       descriptor.dma_add = add;
       descriptor.dma_remote = device != nullptr;
       for (const Symbol* named : {vs.ref, vd.ref, sem_symbol, src_sem_symbol}) {
-        if (named && named->function_local && !descriptor.dma_local) descriptor.dma_local = named;
+        if (named && named->function_local && !descriptor.detail().dma_local) descriptor.edit_detail().dma_local = named;
       }
       return descriptor;
     }
@@ -892,7 +892,7 @@ Type Checker::check_memory_call(ast::Expr& e, const CallArgs& a, ResolvedCall& c
       if (!c) return Type::error();
       Type t = expect_descriptor(*c, f.c_str());
       // A descriptor parameter checked on its own (no elements) may be either.
-      if (call.id == BuiltinId::DmaWaitSend && t.kind == Type::Kind::Dma && !t.elements.empty() && !t.dma_remote) {
+      if (call.id == BuiltinId::DmaWaitSend && t.kind == Type::Kind::Dma && !t.detail().elements.empty() && !t.dma_remote) {
         diags_.report(DiagCode::BadArgument, c->range,
                       "`dma_wait_send` of a local descriptor: only a remote DMA (`device=`) has a send side to wait "
                       "for; use `dma_wait` or `dma_wait_recv`");
@@ -1098,7 +1098,7 @@ Type Checker::check_asm(ast::Expr& e) {
   if (a.outputs.size() == 1) return Type::value(a.outputs[0].dtype, shape);
   Type tuple;
   tuple.kind = Type::Kind::Tuple;
-  for (const ast::AsmOperand& out : a.outputs) tuple.elements.push_back(Type::value(out.dtype, shape));
+  for (const ast::AsmOperand& out : a.outputs) tuple.edit_detail().elements.push_back(Type::value(out.dtype, shape));
   return tuple;
 }
 

@@ -285,7 +285,7 @@ void Checker::check_stmt(ast::Stmt& s) {
       if (t.kind == Type::Kind::Tuple) {
         diags_.report(DiagCode::TypeMismatch, s.value->range,
                       std::string(s.value->kind == ast::Expr::Kind::Asm ? "this asm has " : "this call returns ") +
-                          std::to_string(t.elements.size()) + (s.value->kind == ast::Expr::Kind::Asm ? " outputs" : " values") +
+                          std::to_string(t.detail().elements.size()) + (s.value->kind == ast::Expr::Kind::Asm ? " outputs" : " values") +
                           "; bind them with `let (a, b) = ...`");
         t = Type::error();
       } else if (t.kind == Type::Kind::Void) {
@@ -307,15 +307,15 @@ void Checker::check_stmt(ast::Stmt& s) {
     }
     case K::LetTuple: {
       Type t = check_expr(*s.value);
-      if (!t.is_error() && (t.kind != Type::Kind::Tuple || t.elements.size() != s.names.size())) {
-        size_t outputs = t.kind == Type::Kind::Tuple ? t.elements.size() : (t.kind == Type::Kind::Void ? 0 : 1);
+      if (!t.is_error() && (t.kind != Type::Kind::Tuple || t.detail().elements.size() != s.names.size())) {
+        size_t outputs = t.kind == Type::Kind::Tuple ? t.detail().elements.size() : (t.kind == Type::Kind::Void ? 0 : 1);
         diags_.report(DiagCode::TypeMismatch, s.value->range,
                       "cannot bind " + std::to_string(s.names.size()) + " names to " + std::to_string(outputs) +
                           (outputs == 1 ? " value" : " values"));
         t = Type::error();
       }
       for (size_t i = 0; i < s.names.size(); ++i) {
-        Symbol& sym = declare(Symbol::Kind::Let, s.names[i], t.is_error() ? Type::error() : t.elements[i]);
+        Symbol& sym = declare(Symbol::Kind::Let, s.names[i], t.is_error() ? Type::error() : t.detail().elements[i]);
         s.declared.push_back(&sym);
       }
       return;
@@ -385,12 +385,12 @@ Type Checker::sem_type(const ast::Name& kind, const ast::Expr* count, const ast:
   if (count) {
     auto n = eval_positive(*count, "a semaphore array length");
     if (!n) t = Type::error();
-    else if (!t.is_error()) t.sem_count = *n;
+    else if (!t.is_error()) t.edit_detail().sem_count = *n;
   }
   if (cols && !t.is_error()) {
     auto n = eval_positive(*cols, "a semaphore array dimension");
     if (!n) t = Type::error();
-    else t.sem_cols = *n;
+    else t.edit_detail().sem_cols = *n;
   }
   return t;
 }
@@ -613,7 +613,7 @@ void Checker::check_tile_size(ast::Expr& e) {
     return;
   }
   if (e.type.kind == Type::Kind::Tuple) {
-    for (const Type& element : e.type.elements) {
+    for (const Type& element : e.type.detail().elements) {
       if (too_big(element)) {
         e.type = Type::error();
         return;
@@ -704,7 +704,7 @@ Type Checker::check_expr_kind(ast::Expr& e) {
       if (a.kind == Type::Kind::Dma && b.kind == Type::Kind::Dma) {
         // Descriptors may differ only in refs, offsets, semaphores and device (section 16).
         // A descriptor parameter checked on its own (no elements) agrees with any.
-        if (!a.elements.empty() && !b.elements.empty() && type_string(a) != type_string(b)) {
+        if (!a.detail().elements.empty() && !b.detail().elements.empty() && type_string(a) != type_string(b)) {
           diags_.report(DiagCode::TypeMismatch, e.range,
                         "the descriptors of `?:` must agree in shapes, dtypes, memory spaces, `add` and being "
                         "local or remote: " + type_string(a) + " and " + type_string(b));
@@ -719,8 +719,8 @@ Type Checker::check_expr_kind(ast::Expr& e) {
             return Type::error();
           }
         }
-        Type chosen = a.elements.empty() ? b : a;
-        chosen.dma_local = a.dma_local ? a.dma_local : b.dma_local;
+        Type chosen = a.detail().elements.empty() ? b : a;
+        chosen.edit_detail().dma_local = a.detail().dma_local ? a.detail().dma_local : b.detail().dma_local;
         return chosen;
       }
       if (!a.is_value() || !b.is_value()) {

@@ -80,7 +80,7 @@ std::optional<int64_t> Checker::eval_const(const ast::Expr& e, bool quiet) {
       return out;
     }
     case ast::Expr::Kind::Call: {
-      const BuiltinSpec* callee = find_builtin(e.spelling);
+      const BuiltinSpec* callee = find_builtin(e.spelling.str());
       if (!callee || callee->id != BuiltinId::Cdiv) {
         return fail(DiagCode::NotConstant, e.range, "`" + e.spelling + "(...)` is not a constant expression");
       }

@@ -53,7 +53,7 @@ void Checker::types_as_args(ast::Expr& call) {
     if (a.kind != ast::Arg::Kind::Positional || a.value->kind != ast::Expr::Kind::Index) continue;
     ast::Expr& base = *a.value->operands[0];
     if (base.kind != ast::Expr::Kind::Name || !is_type_name(base.spelling)) continue;
-    std::vector<ast::IndexEntry>& indices = a.value->indices;
+    CompactVector<ast::IndexEntry>& indices = a.value->indices;
     if (!std::all_of(indices.begin(), indices.end(),
                      [](const ast::IndexEntry& i) { return i.kind == ast::IndexEntry::Kind::Scalar; })) {
       continue;  // checked as an index, which reports it
@@ -108,7 +108,7 @@ void Checker::declare_functions() {
   std::vector<const ast::Function*> order;
   for (ast::File& file : program_.module.files) {
     for (const ast::Function& fn : file.functions) {
-      if (find_builtin(fn.name.text)) {
+      if (find_builtin(fn.name.text.str())) {
         diags_.report(DiagCode::Redefinition, fn.name.range,
                       "`" + fn.name.text + "` is a built-in function; a function may not be named like one");
         continue;
@@ -132,7 +132,7 @@ void Checker::declare_functions() {
     ast::for_each_expr(fn->body, [&](const ast::Expr& e) {
       if (e.kind != ast::Expr::Kind::Call) return;
       auto callee = functions_.find(e.spelling);
-      if (callee != functions_.end()) calls[fn].push_back({fn, callee->second, e.callee_range});
+      if (callee != functions_.end()) calls[fn].push_back({fn, callee->second, e.op_range});
     });
   }
   std::map<const ast::Function*, int> state;  // 1: on the path, 2: done
@@ -277,7 +277,7 @@ FunctionInstance* Checker::instantiate(const ast::Function& fn, const std::vecto
       const size_t i = inst.params.size();
       if (i < args.size()) t = args[i];
       else t.kind = Type::Kind::Dma;
-      t.dma_local = nullptr;  // the caller's scratch, not this body's
+      if (t.detail().dma_local) t.edit_detail().dma_local = nullptr;  // the caller's scratch, not this body's
     }
     if (t.is_error()) header_ok = false;
     Symbol& s = declare(p.kind == ast::FnParam::Kind::Sem ? Symbol::Kind::Sem : Symbol::Kind::Param, p.name, t);
@@ -359,9 +359,9 @@ void Checker::check_return(ast::Stmt& s) {
     }
     Type t = expect_descriptor(*s.values[i], "return");
     if (t.kind != Type::Kind::Dma) continue;
-    if (t.dma_local) {
+    if (t.detail().dma_local) {
       diags_.report(DiagCode::TypeMismatch, s.values[i]->range,
-                    name + " returns a descriptor that names `" + t.dma_local->name +
+                    name + " returns a descriptor that names `" + t.detail().dma_local->name +
                         "`, declared in its body; it would outlive it (pass the scratch buffer or semaphore in)");
       continue;
     }
@@ -418,16 +418,16 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
         if (!p.sem_count) {
           if (const Symbol* s = lookup_sem(a, kind, fn.name.text.c_str())) {
             actual[i] = s->type;
-            actual[i].sem_count = -1;
-            actual[i].sem_cols = -1;
+            actual[i].edit_detail().sem_count = -1;
+            actual[i].edit_detail().sem_cols = -1;
           }
           break;
         }
         if (const Symbol* s = lookup_sem(a, kind, fn.name.text.c_str(), true)) {
           // A 1-D array, or one row of a 2-D array.
           actual[i] = s->type;
-          if (s->type.sem_cols >= 0) actual[i].sem_count = s->type.sem_cols;
-          actual[i].sem_cols = -1;
+          if (s->type.detail().sem_cols >= 0) actual[i].edit_detail().sem_count = s->type.detail().sem_cols;
+          actual[i].edit_detail().sem_cols = -1;
         }
         break;
       }
@@ -456,7 +456,7 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
     }
     if (p.sem_count) {
       int dg = dim_generic(fn, *p.sem_count);
-      if (dg >= 0 && !values[static_cast<size_t>(dg)].bound()) values[static_cast<size_t>(dg)].value = actual[i].sem_count;
+      if (dg >= 0 && !values[static_cast<size_t>(dg)].bound()) values[static_cast<size_t>(dg)].value = actual[i].detail().sem_count;
     }
   }
   for (const GenericValue& v : values) {
@@ -482,7 +482,7 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
       if (got.sem_kind != want.sem_kind) {
         diags_.report(DiagCode::SemaphoreKind, a.range, which + " is a " + type_string(got) + ", but " + param);
         ok = false;
-      } else if (got.sem_count != want.sem_count) {
+      } else if (got.detail().sem_count != want.detail().sem_count) {
         diags_.report(DiagCode::ShapeMismatch, a.range, which + " is " + type_string(got) + ", but " + param);
         ok = false;
       }
@@ -528,7 +528,7 @@ Type Checker::check_function_call(ast::Expr& e, const ast::Function& fn) {
   if (fn.tuple_result) {
     Type t;
     t.kind = Type::Kind::Tuple;
-    t.elements = inst->results;
+    t.edit_detail().elements = inst->results;
     return t;
   }
   return inst->results[0];

@@ -316,7 +316,7 @@ const char* mode_word(ast::ParamMode mode) {
 
 // What a hover shows: a KD-like declaration, then the shape.
 std::string describe(const Symbol* symbol, const Type& type, const std::string& fallback_name) {
-  std::string name = symbol ? symbol->name : fallback_name;
+  std::string name = symbol ? symbol->name.str() : fallback_name;
   std::string head;
   if (symbol && symbol->kind == Symbol::Kind::Const) {
     head = "const " + name;
@@ -346,9 +346,9 @@ std::string describe(const Symbol* symbol, const Type& type, const std::string& 
                   "oldest and lowers it by that many bytes"
                 : "\n\nregular semaphore: `sem_signal` raises it (on this or another device), `sem_wait` waits "
                   "until it is high enough and lowers it";
-    if (type.sem_count >= 0) {
-      text += "\n\narray of " + std::to_string(type.sem_count) +
-              (type.sem_cols >= 0 ? " x " + std::to_string(type.sem_cols) : "") + " semaphores";
+    if (type.detail().sem_count >= 0) {
+      text += "\n\narray of " + std::to_string(type.detail().sem_count) +
+              (type.detail().sem_cols >= 0 ? " x " + std::to_string(type.detail().sem_cols) : "") + " semaphores";
     }
   }
   return text;
@@ -798,7 +798,7 @@ class Server {
       // A semaphore's use has no value type (its expression is `()`): the declaration says what it is.
       text = describe(t.symbol, t.symbol->type, t.symbol->name);
     } else if (t.expr && !t.expr->type.is_error()) {
-      std::string name = t.expr->kind == ast::Expr::Kind::Name ? t.expr->spelling : std::string();
+      std::string name = t.expr->kind == ast::Expr::Kind::Name ? t.expr->spelling.str() : std::string();
       text = describe(t.symbol, t.expr->type, name);
       // A slice or index of a ref is a view: say of what.
       if (t.expr->kind != ast::Expr::Kind::Name && t.expr->type.kind == Type::Kind::Ref) {

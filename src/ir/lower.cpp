@@ -296,10 +296,10 @@ class Lowerer {
         sem.name = unique_name(sym->name);
         sem.kd_name = sym->name;
         sem.kind = sym->type.sem_kind;
-        sem.is_array = sym->type.sem_count >= 0;
-        sem.count = sem.is_array ? sym->type.sem_count : 1;
-        if (sym->type.sem_cols >= 0) {
-          sem.cols = sym->type.sem_cols;
+        sem.is_array = sym->type.detail().sem_count >= 0;
+        sem.count = sem.is_array ? sym->type.detail().sem_count : 1;
+        if (sym->type.detail().sem_cols >= 0) {
+          sem.cols = sym->type.detail().sem_cols;
           sem.count *= sem.cols;
         }
         sems_[sym] = static_cast<int>(k_.sems.size());

@@ -25,21 +25,21 @@ std::string type_string(const Type& type) {
              (type.space == MemSpace::Global ? " @global" : " @shared");
     case Type::Kind::Sem:
       return std::string("sem") +
-             (type.sem_count >= 0 ? "[" + std::to_string(type.sem_count) +
-                                        (type.sem_cols >= 0 ? ", " + std::to_string(type.sem_cols) : "") + "]"
+             (type.detail().sem_count >= 0 ? "[" + std::to_string(type.detail().sem_count) +
+                                        (type.detail().sem_cols >= 0 ? ", " + std::to_string(type.detail().sem_cols) : "") + "]"
                                   : "") +
              (type.sem_kind == SemKind::Dma ? ": dma" : ": regular");
     case Type::Kind::Tuple: {
       std::string s = "(";
-      for (size_t i = 0; i < type.elements.size(); ++i) {
+      for (size_t i = 0; i < type.detail().elements.size(); ++i) {
         if (i) s += ", ";
-        s += type_string(type.elements[i]);
+        s += type_string(type.detail().elements[i]);
       }
       return s + ")";
     }
     case Type::Kind::Dma:
-      if (type.elements.size() != 2) return "dma";
-      return "dma(" + type_string(type.elements[0]) + " -> " + type_string(type.elements[1]) +
+      if (type.detail().elements.size() != 2) return "dma";
+      return "dma(" + type_string(type.detail().elements[0]) + " -> " + type_string(type.detail().elements[1]) +
              (type.dma_add ? ", add" : "") + (type.dma_remote ? ", remote" : ", local") + ")";
   }
   return "?";

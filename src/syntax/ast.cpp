@@ -81,16 +81,15 @@ ExprPtr clone(const Expr& e) {
   out->kind = e.kind;
   out->range = e.range;
   out->parenthesized = e.parenthesized;
-  out->int_value = e.int_value;
+  if (e.kind == Expr::Kind::FloatLiteral) out->float_value = e.float_value;
+  else out->int_value = e.int_value;
   out->too_large = e.too_large;
-  out->float_value = e.float_value;
   out->bool_value = e.bool_value;
   out->spelling = e.spelling;
   out->unary_op = e.unary_op;
   out->binary_op = e.binary_op;
   out->op_range = e.op_range;
   for (const ExprPtr& o : e.operands) out->operands.push_back(clone(*o));
-  out->callee_range = e.callee_range;
   for (const Arg& a : e.args) {
     Arg c;
     c.kind = a.kind;

@@ -457,7 +457,7 @@ class AstBuilder {
     if (auto* call = dynamic_cast<KDParser::CallExprContext*>(ctx)) {
       auto e = make(ast::Expr::Kind::Call, ctx);
       e->spelling = call->callee->getText();
-      e->callee_range = range(call->callee);
+      e->op_range = range(call->callee);
       for (KDParser::ArgContext* a : call->arg()) e->args.push_back(arg(a));
       return e;
     }

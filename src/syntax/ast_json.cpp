@@ -32,7 +32,7 @@ class AstJson {
     return j;
   }
 
-  ordered_json name(const ast::Name& n) const { return {{"text", n.text}, {"range", range(n.range)}}; }
+  ordered_json name(const ast::Name& n) const { return {{"text", n.text.str()}, {"range", range(n.range)}}; }
 
   ordered_json tile_type(const ast::TileTypeExpr& t) const {
     ordered_json j = node("TileType", t.range);
@@ -42,7 +42,8 @@ class AstJson {
     return j;
   }
 
-  ordered_json exprs(const std::vector<ast::ExprPtr>& list) const {
+  template <class List>  // std::vector or CompactVector of ExprPtr
+  ordered_json exprs(const List& list) const {
     ordered_json out = ordered_json::array();
     for (const ast::ExprPtr& e : list) out.push_back(expr(*e));
     return out;
@@ -57,13 +58,13 @@ class AstJson {
     switch (e.kind) {
       case K::IntLiteral:
       case K::FloatLiteral:
-      case K::BoolLiteral: j["value"] = e.spelling; break;
-      case K::Name: j["name"] = e.spelling; break;
+      case K::BoolLiteral: j["value"] = e.spelling.str(); break;
+      case K::Name: j["name"] = e.spelling.str(); break;
       case K::Unary: j["op"] = ast::unary_op_spelling(e.unary_op); break;
       case K::Binary: j["op"] = ast::binary_op_spelling(e.binary_op); break;
       case K::DeviceCoords:
       case K::Call: {
-        if (e.kind == K::Call) j["callee"] = e.spelling;
+        if (e.kind == K::Call) j["callee"] = e.spelling.str();
         ordered_json args = ordered_json::array();
         for (const ast::Arg& a : e.args) args.push_back(arg(a));
         j["args"] = std::move(args);
@@ -104,7 +105,7 @@ class AstJson {
 
   ordered_json asm_block(const ast::AsmBlock& a) const {
     ordered_json j = node("AsmBlock", a.range);
-    j["lang"] = a.lang.text;
+    j["lang"] = a.lang.text.str();
     j["volatile"] = a.is_volatile;
     auto operands = [&](const std::vector<ast::AsmOperand>& list) {
       ordered_json out = ordered_json::array();

@@ -332,7 +332,7 @@ TEST_SUITE("syntax") {
     CHECK(zeros.args[0].type->dtype == kdt::DType::F32);
     CHECK(zeros.args[0].type->dims.size() == 2);
     CHECK(text_of(*c, zeros.args[0].range) == "f32[8, 128]");
-    CHECK(text_of(*c, zeros.callee_range) == "zeros");
+    CHECK(text_of(*c, zeros.op_range) == "zeros");  // a call's op_range is its callee
     const ast::Expr& reshape = *body(*c)[1]->value;
     REQUIRE(reshape.args.size() == 2);
     CHECK(reshape.args[1].kind == ast::Arg::Kind::Shape);

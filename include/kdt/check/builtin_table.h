@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kdt/source/type.h"
@@ -126,10 +127,26 @@ struct ResolvedCall {
   DType cast = DType::F32;
   // The positional arguments, in order.
   std::vector<const ast::Arg*> positional;
-  std::array<KeywordArg, kKeywordCount> keywords;
+  // The keywords the call gives (or the checker typed), a few of the
+  // kKeywordCount: a large program has a resolved call per built-in call,
+  // and ten KeywordArgs each were a third of its checked size (issue 17).
+  std::vector<std::pair<Keyword, KeywordArg>> keywords;
 
-  const KeywordArg& operator[](Keyword k) const { return keywords[static_cast<size_t>(k)]; }
-  KeywordArg& operator[](Keyword k) { return keywords[static_cast<size_t>(k)]; }
+  // Keyword `k`: an empty KeywordArg where the call does not give it.
+  const KeywordArg& operator[](Keyword k) const {
+    static const KeywordArg absent;
+    for (const auto& [word, arg] : keywords) {
+      if (word == k) return arg;
+    }
+    return absent;
+  }
+  // Keyword `k`, added where absent. The reference lasts until the next keyword is added.
+  KeywordArg& operator[](Keyword k) {
+    for (auto& [word, arg] : keywords) {
+      if (word == k) return arg;
+    }
+    return keywords.emplace_back(k, KeywordArg{}).second;
+  }
   // The value of keyword `k`; null when not given.
   const ast::Expr* keyword(Keyword k) const { return (*this)[k].value; }
   // The value of a BoolLiteral keyword; false when not given.

@@ -32,7 +32,7 @@ struct Symbol {
   int grid_axis = -1;
   // Unique within its kernel, so that emitted names never collide.
   int id = 0;
-  std::string name;
+  InternedString name;
   SourceRange range;  // the declaring name
   // A ref parameter of a function: the first place its body writes it
   // (a store or a DMA into it), for `write-to-input` at the calls.

@@ -16,29 +16,25 @@ enum class SemKind : uint8_t { Dma, Regular };
 struct Symbol;  // kdt/check/check.h
 struct Type;
 
-// The element types of a Tuple or Dma type, kept out of line with the
-// interface of a std::vector: most types have none, and every expression
-// of a checked program holds a Type (8 bytes here against 24; issue 17).
-class TypeList {
- public:
-  TypeList() = default;
-  TypeList(const TypeList& other) { *this = other; }
-  TypeList(TypeList&&) noexcept = default;
-  TypeList& operator=(const TypeList& other);
-  TypeList& operator=(TypeList&&) noexcept = default;
-  TypeList& operator=(std::vector<Type> types);
-  ~TypeList();
+struct TypeDetail;
 
-  size_t size() const;
-  bool empty() const { return size() == 0; }
-  const Type& operator[](size_t i) const;
-  Type& operator[](size_t i);
-  const Type* begin() const;
-  const Type* end() const;
-  void push_back(Type type);
+// A Type's rare parts (TypeDetail), out of line behind one pointer: most
+// types have none, and every expression of a checked program holds a Type
+// (issue 17: 40 bytes against 64). Copies are deep.
+class TypeDetailBox {
+ public:
+  TypeDetailBox() = default;
+  TypeDetailBox(const TypeDetailBox& other) { *this = other; }
+  TypeDetailBox(TypeDetailBox&&) noexcept = default;
+  TypeDetailBox& operator=(const TypeDetailBox& other);
+  TypeDetailBox& operator=(TypeDetailBox&&) noexcept = default;
+  ~TypeDetailBox();
+
+  const TypeDetail* get() const { return detail_.get(); }
+  TypeDetail& make();
 
  private:
-  std::unique_ptr<std::vector<Type>> list_;
+  std::unique_ptr<TypeDetail> detail_;
 };
 
 using Shape = std::vector<int64_t>;
@@ -72,14 +68,9 @@ struct Type {
   bool dma_add = false;
   bool dma_remote = false;
   Shape shape;
-  // For Sem: the array length (the rows of a 2-D array), or -1 for a single semaphore.
-  int64_t sem_count = -1;
-  // For Sem: the columns of a 2-D array (`sem s[2, 3]: dma;`), or -1.
-  int64_t sem_cols = -1;
-  // Dma: a scratch buffer or semaphore declared in a function body that the
-  // descriptor names; a function may not return it (it would outlive them).
-  const Symbol* dma_local = nullptr;
-  TypeList elements;
+  // Sem's array dimensions, Dma's local, Tuple's and Dma's element types.
+  const TypeDetail& detail() const;
+  TypeDetail& edit_detail() { return detail_.make(); }  // created on first use
 
   static Type error() { return {}; }
   static Type void_type() { Type t; t.kind = Kind::Void; return t; }
@@ -107,25 +98,35 @@ struct Type {
     for (int64_t d : shape) n *= d;
     return n;
   }
+
+ private:
+  TypeDetailBox detail_;
 };
 
-inline TypeList& TypeList::operator=(const TypeList& other) {
-  if (this != &other) list_ = other.list_ ? std::make_unique<std::vector<Type>>(*other.list_) : nullptr;
+struct TypeDetail {
+  // For Sem: the array length (the rows of a 2-D array), or -1 for a single semaphore.
+  int64_t sem_count = -1;
+  // For Sem: the columns of a 2-D array (`sem s[2, 3]: dma;`), or -1.
+  int64_t sem_cols = -1;
+  // Dma: a scratch buffer or semaphore declared in a function body that the
+  // descriptor names; a function may not return it (it would outlive them).
+  const Symbol* dma_local = nullptr;
+  // Tuple: the outputs; Dma: the source and destination views (Ref).
+  std::vector<Type> elements;
+};
+
+inline TypeDetailBox& TypeDetailBox::operator=(const TypeDetailBox& other) {
+  if (this != &other) detail_ = other.detail_ ? std::make_unique<TypeDetail>(*other.detail_) : nullptr;
   return *this;
 }
-inline TypeList& TypeList::operator=(std::vector<Type> types) {
-  list_ = types.empty() ? nullptr : std::make_unique<std::vector<Type>>(std::move(types));
-  return *this;
+inline TypeDetailBox::~TypeDetailBox() = default;
+inline TypeDetail& TypeDetailBox::make() {
+  if (!detail_) detail_ = std::make_unique<TypeDetail>();
+  return *detail_;
 }
-inline TypeList::~TypeList() = default;
-inline size_t TypeList::size() const { return list_ ? list_->size() : 0; }
-inline const Type& TypeList::operator[](size_t i) const { return (*list_)[i]; }
-inline Type& TypeList::operator[](size_t i) { return (*list_)[i]; }
-inline const Type* TypeList::begin() const { return list_ ? list_->data() : nullptr; }
-inline const Type* TypeList::end() const { return begin() + size(); }
-inline void TypeList::push_back(Type type) {
-  if (!list_) list_ = std::make_unique<std::vector<Type>>();
-  list_->push_back(std::move(type));
+inline const TypeDetail& Type::detail() const {
+  static const TypeDetail none;
+  return detail_.get() ? *detail_.get() : none;
 }
 
 std::string shape_string(const Shape& shape);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "kdt/source/compact_vector.h"
+#include "kdt/source/interned_string.h"
 #include "kdt/source/source_manager.h"
 #include "kdt/source/type.h"
 
@@ -28,7 +30,7 @@ using ExprPtr = std::unique_ptr<Expr>;
 using StmtPtr = std::unique_ptr<Stmt>;
 
 struct Name {
-  std::string text;
+  InternedString text;  // interned: a large program repeats few names (issue 17)
   SourceRange range;
 };
 
@@ -126,15 +128,18 @@ struct Expr {
   UnaryOp unary_op = UnaryOp::Neg;
   BinaryOp binary_op = BinaryOp::Add;
   SourceRange range;
-  SourceRange op_range;
-  SourceRange callee_range;  // Call
-  uint64_t int_value = 0;
-  double float_value = 0;
-  std::string spelling;  // literal text, name, or callee
+  SourceRange op_range;  // Unary, Binary: the operator; Call: the callee's name
+  // One slot: IntLiteral's value, or FloatLiteral's (read the one of the kind).
+  union {
+    uint64_t int_value = 0;
+    double float_value;
+  };
+  InternedString spelling;  // literal text, name, or callee
 
-  std::vector<ExprPtr> operands;  // Unary 1, Binary 2, Ternary 3, Index: the base
-  std::vector<Arg> args;
-  std::vector<IndexEntry> indices;  // Index
+  // Out of line: most expressions (names, literals) have none (issue 17).
+  CompactVector<ExprPtr> operands;  // Unary 1, Binary 2, Ternary 3, Index: the base
+  CompactVector<Arg> args;
+  CompactVector<IndexEntry> indices;  // Index
   std::unique_ptr<AsmBlock> asm_block;
 
   // Filled by the checker.
@@ -164,7 +169,7 @@ struct Stmt {
   SourceRange range;
 
   Name name;                 // Scratch, Sem, Let, Var, For (loop variable)
-  std::vector<Name> names;   // LetTuple
+  CompactVector<Name> names;   // LetTuple
   std::unique_ptr<TileTypeExpr> tile_type;  // Scratch
   Name mem_space;            // Scratch
   ExprPtr sem_count;         // Sem: array length (rows), null for one semaphore
@@ -177,13 +182,13 @@ struct Stmt {
   ExprPtr lo, hi, step;      // For
   Name step_word;
   Block body;                // For, While, Block
-  std::vector<IfClause> clauses;  // If: `if`, `else if`..., optional `else`
+  CompactVector<IfClause> clauses;  // If: `if`, `else if`..., optional `else`
   std::optional<std::string> message;  // Assert
-  std::vector<ExprPtr> values;  // Return: the value, or a tuple's (none for `return;`)
+  CompactVector<ExprPtr> values;  // Return: the value, or a tuple's (none for `return;`)
   bool tuple = false;           // Return: `return (a, b);`
 
   // Filled by the checker: the symbols a declaration introduces.
-  std::vector<const Symbol*> declared;
+  CompactVector<const Symbol*> declared;
 };
 
 enum class ParamMode : uint8_t { In, Out, InOut, Scalar };
