@@ -757,3 +757,57 @@ TEST_SUITE("syntax") {
   }
 }
 
+
+// Issue 17: what every node carries is the front end's peak on a large
+// program (bench/README.md; docs/decisions.md, "Small AST nodes").
+TEST_SUITE("syntax") {
+  TEST_CASE("node sizes: a bound on what every expression, statement and type carries") {
+    CHECK(sizeof(ast::Expr) <= 160);
+    CHECK(sizeof(ast::Stmt) <= 312);
+    CHECK(sizeof(kdt::Type) <= 40);
+    CHECK(sizeof(ast::Name) <= 24);
+    CHECK(sizeof(kdt::ResolvedCall) <= 64);
+  }
+
+  TEST_CASE("InternedString: equal spellings share one string; reads and compares as a std::string") {
+    kdt::InternedString empty;
+    CHECK(empty.empty());
+    CHECK(empty == "");
+    kdt::InternedString a(std::string("tile_") + "rows"), b = std::string("tile_rows");
+    CHECK(&a.str() == &b.str());
+    CHECK(a == "tile_rows");
+    CHECK(a != std::string("tile"));
+    CHECK("`" + a + "`" == "`tile_rows`");
+    const std::string& as_string = a;
+    CHECK(as_string.size() == 9);
+    b = std::string("other");
+    CHECK(a == "tile_rows");  // assigning interns anew; `a` is unchanged
+    CHECK(b == "other");
+  }
+
+  TEST_CASE("CompactVector and a Type's detail: empty without a heap block, deep copies") {
+    kdt::CompactVector<int> v;
+    CHECK(v.empty());
+    CHECK(v.begin() == v.end());
+    v.push_back(1);
+    v.emplace_back(2);
+    kdt::CompactVector<int> copy = v;
+    copy[0] = 7;
+    CHECK(v.size() == 2);
+    CHECK(v[0] == 1);
+    CHECK(copy[0] == 7);
+    int sum = 0;
+    for (int x : v) sum += x;
+    CHECK(sum == 3);
+    v.clear();
+    CHECK(v.empty());
+
+    kdt::Type sem;
+    CHECK(sem.detail().sem_count == -1);  // no detail: the defaults
+    sem.edit_detail().sem_count = 4;
+    kdt::Type other = sem;
+    other.edit_detail().sem_count = 2;
+    CHECK(sem.detail().sem_count == 4);
+    CHECK(other.detail().sem_count == 2);
+  }
+}
