@@ -113,7 +113,6 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
   size_t rank = shape.size();
   int64_t row_bytes = 0;
   const size_t tail = dma_tail(s, &row_bytes);
-  const int64_t chunk = row_bytes / esize;
   // sm_80+: cp.async of 16, 8 or 4 bytes by every thread, completed on the
   // slot's mbarrier (cp.async.mbarrier.arrive).
   int width = 0;
@@ -136,21 +135,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
             ") | reinterpret_cast<uintptr_t>(" + d0 + ")) & " + std::to_string(width - 1) + ") == 0;");
     w_.open("if (kdt_async) {");
     w_.line("__syncthreads();");
-    int64_t per_row = row_bytes / width;
-    int64_t rows = count_of(shape) / std::max<int64_t>(chunk, 1);
-    w_.open("for (int64_t c_ = kdt_tid; c_ < " + std::to_string(rows * per_row) + "; c_ += kdt_nt) {");
-    w_.line("const int64_t row_ = c_ / " + std::to_string(per_row) + ", col_ = c_ % " + std::to_string(per_row) + ";");
-    w_.line("(void)row_;");
-    // Outer (row) indices from row_, row-major over the non-tail dims.
-    std::vector<std::string> idx;
-    int64_t stride = 1;
-    std::vector<std::string> outer(rank - tail);
-    for (size_t i = rank - tail; i-- > 0;) {
-      outer[i] = "((row_ / " + std::to_string(stride) + ") % " + std::to_string(shape[i]) + ")";
-      stride *= shape[i];
-    }
-    for (size_t i = 0; i < rank - tail; ++i) idx.push_back(outer[i]);
-    for (size_t i = rank - tail; i < rank; ++i) idx.push_back("0");
+    const std::vector<std::string> idx = open_row_pieces(shape, tail, row_bytes / width);
     std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(idx));
     std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(idx));
     std::string w = std::to_string(width);

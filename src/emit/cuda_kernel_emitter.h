@@ -206,6 +206,7 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   bool open_vector_loop(const ir::View& v, const std::vector<std::string>& starts, const Shape& shape,
                         const std::string& tile, std::string* row);
   void close_vector_loop();
+  std::vector<std::string> open_row_pieces(const Shape& shape, size_t tail, int64_t per_row);
   bool vector_load(const std::string& name, const Shape& shape, const Expr& value);
   bool vector_store(const ir::Stmt& s, const std::vector<std::string>& starts);
   // A shared-memory array (or, for rank 0, a register) holding `e`.

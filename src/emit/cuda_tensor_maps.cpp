@@ -74,7 +74,8 @@ void KernelEmitter::plan_tensor_maps() {
     auto found = std::find(tensor_maps_.begin(), tensor_maps_.end(), use);
     if (found == tensor_maps_.end()) {
       if (tensor_maps_.size() == kMaxTensorMaps) return;
-      found = tensor_maps_.insert(found, use);
+      tensor_maps_.push_back(use);
+      found = tensor_maps_.end() - 1;
     }
     tensor_dma_[&s] = static_cast<int>(found - tensor_maps_.begin());
   });

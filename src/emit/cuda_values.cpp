@@ -159,19 +159,29 @@ bool KernelEmitter::open_vector_loop(const ir::View& v, const std::vector<std::s
           (tile.empty() ? "" : " | reinterpret_cast<uintptr_t>(" + tile + ")") + ") & 15) == 0;");
   w_.open("if (" + aligned + ") {");
   w_.line("__syncthreads();");
-  const int64_t per_row = row_bytes / 16, rows = count_of(shape) / chunk;
+  *row = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(open_row_pieces(shape, tail, row_bytes / 16)));
+  return true;
+}
+
+// A block-stride loop over the pieces of a tile of `shape` whose last
+// `tail` dimensions are contiguous rows of `per_row` pieces each (the
+// vector copies here, cp.async in dma_start): opens it, declares `row_` and
+// `col_`, and returns each dimension's index of row `row_`'s first element
+// (row-major over the outer dimensions, 0 in the tail).
+std::vector<std::string> KernelEmitter::open_row_pieces(const Shape& shape, size_t tail, int64_t per_row) {
+  const size_t rank = shape.size();
+  int64_t rows = 1;
+  for (size_t i = 0; i + tail < rank; ++i) rows *= shape[i];
   w_.open("for (int64_t c_ = kdt_tid; c_ < " + std::to_string(rows * per_row) + "; c_ += kdt_nt) {");
   w_.line("const int64_t row_ = c_ / " + std::to_string(per_row) + ", col_ = c_ % " + std::to_string(per_row) + ";");
   w_.line("(void)row_;");
-  // The row's index in each outer dimension (row-major), 0 in the tail.
   std::vector<std::string> idx(rank, "0");
   int64_t stride = 1;
   for (size_t i = rank - tail; i-- > 0;) {
     idx[i] = "((row_ / " + std::to_string(stride) + ") % " + std::to_string(shape[i]) + ")";
     stride *= shape[i];
   }
-  *row = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(idx));
-  return true;
+  return idx;
 }
 
 void KernelEmitter::close_vector_loop() {

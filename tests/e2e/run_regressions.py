@@ -31,6 +31,16 @@ def directives(path, key):
     return out
 
 
+def run_inputs(path):
+    # The RUN-INPUT values, by parameter name (scripts/gpu-check uses them too).
+    values = {}
+    for spec in directives(path, "RUN-INPUT"):
+        lhs, value = spec.split("=", 1)
+        pname, dtype = lhs.split()
+        values[pname] = np.array(ast.literal_eval(value.strip()), dtype=np.dtype(dtype))
+    return values
+
+
 def main():
     kdt, folder = sys.argv[1], sys.argv[2]
     files = sorted(f for f in os.listdir(folder) if f.endswith(".kd"))
@@ -54,10 +64,7 @@ def main():
                        "--program-order", order, "--dma-mode", mode, "--dma-order", dma_order]
                 for args in directives(path, "RUN-ARGS"):
                     cmd += args.split()
-                for spec in directives(path, "RUN-INPUT"):
-                    lhs, value = spec.split("=", 1)
-                    pname, dtype = lhs.split()
-                    data = np.array(ast.literal_eval(value.strip()), dtype=np.dtype(dtype))
+                for pname, data in run_inputs(path).items():
                     npy = os.path.join(tmp, pname + ".npy")
                     np.save(npy, data)
                     cmd += ["--input", "%s=%s" % (pname, npy)]
