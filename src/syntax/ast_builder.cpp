@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <typeinfo>
 
 namespace kdt::syntax {
 
@@ -10,6 +11,15 @@ namespace {
 
 using antlr4::Token;
 using antlr4::tree::TerminalNode;
+
+// `ctx` as the context of the labeled alternative `Alt`, or null. Those
+// contexts are leaf classes, so one exact type test serves, where a
+// dynamic_cast walks the class hierarchy comparing type names at every
+// level (5% of the front end's instructions, in chains of such tests).
+template <class Alt, class Rule>
+Alt* alternative(Rule* ctx) {
+  return typeid(*ctx) == typeid(Alt) ? static_cast<Alt*>(ctx) : nullptr;
+}
 
 class AstBuilder {
  public:
@@ -131,22 +141,22 @@ class AstBuilder {
   ast::FnParam fn_param(KDParser::FnParamContext* ctx) {
     ast::FnParam out;
     out.range = range(ctx);
-    if (auto* r = dynamic_cast<KDParser::FnRefParamContext*>(ctx)) {
+    if (auto* r = alternative<KDParser::FnRefParamContext>(ctx)) {
       out.kind = ast::FnParam::Kind::Ref;
       out.name = name(r->IDENT());
       out.readonly = r->IN() != nullptr;
       out.type = tile_type(r->tileType());
       out.mem_space = name(r->memSpace()->IDENT());
       if (r->blockSpec()) refuse_block_spec(r->blockSpec(), "a function parameter has no blocks");
-    } else if (auto* t = dynamic_cast<KDParser::FnTileParamContext*>(ctx)) {
+    } else if (auto* t = alternative<KDParser::FnTileParamContext>(ctx)) {
       out.name = name(t->IDENT());
       out.type = tile_type(t->tileType());
-    } else if (auto* m = dynamic_cast<KDParser::FnSemParamContext*>(ctx)) {
+    } else if (auto* m = alternative<KDParser::FnSemParamContext>(ctx)) {
       out.kind = ast::FnParam::Kind::Sem;
       out.name = name(m->IDENT(0));
       out.sem_kind = name(m->IDENT(1));
       if (m->expr()) out.sem_count = expr(m->expr());
-    } else if (auto* v = dynamic_cast<KDParser::FnScalarParamContext*>(ctx)) {
+    } else if (auto* v = alternative<KDParser::FnScalarParamContext>(ctx)) {
       out.name = name(v->IDENT());
       out.type = std::make_unique<ast::TileTypeExpr>();
       out.type->range = range(v->typeName());
@@ -182,7 +192,7 @@ class AstBuilder {
   ast::Param param(KDParser::ParamContext* ctx) {
     ast::Param out;
     out.range = range(ctx);
-    if (auto* ref = dynamic_cast<KDParser::RefParamContext*>(ctx)) {
+    if (auto* ref = alternative<KDParser::RefParamContext>(ctx)) {
       out.name = name(ref->IDENT(0));
       out.mode_range = range(ref->paramMode);
       std::string mode = ref->paramMode->getText();
@@ -195,7 +205,7 @@ class AstBuilder {
       out.tile_type = tile_type(ref->tileType());
       out.mem_space = name(ref->memSpace()->IDENT());
       if (ref->blockSpec()) out.block = block_spec(ref->blockSpec());
-    } else if (auto* scalar = dynamic_cast<KDParser::ScalarParamContext*>(ctx)) {
+    } else if (auto* scalar = alternative<KDParser::ScalarParamContext>(ctx)) {
       out.name = name(scalar->IDENT());
       out.mode = ast::ParamMode::Scalar;
       type_name(scalar->typeName(), out.scalar_dtype, out.scalar_type_name);
@@ -244,30 +254,30 @@ class AstBuilder {
   ast::StmtPtr stmt(KDParser::StmtContext* ctx) {
     auto out = std::make_unique<ast::Stmt>();
     out->range = range(ctx);
-    if (auto* s = dynamic_cast<KDParser::ScratchStmtContext*>(ctx)) {
+    if (auto* s = alternative<KDParser::ScratchStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Scratch;
       out->name = name(s->IDENT());
       out->tile_type = tile_type(s->tileType());
       out->mem_space = name(s->memSpace()->IDENT());
-    } else if (auto* s = dynamic_cast<KDParser::SemStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::SemStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Sem;
       out->name = name(s->IDENT(0));
       out->sem_kind = name(s->IDENT(1));
       if (!s->expr().empty()) out->sem_count = expr(s->expr(0));
       if (s->expr().size() > 1) out->sem_cols = expr(s->expr(1));
-    } else if (auto* s = dynamic_cast<KDParser::LetStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::LetStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Let;
       out->name = name(s->IDENT());
       out->value = expr(s->expr());
-    } else if (auto* s = dynamic_cast<KDParser::LetTupleStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::LetTupleStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::LetTuple;
       for (TerminalNode* id : s->IDENT()) out->names.push_back(name(id));
       out->value = expr(s->expr());
-    } else if (auto* s = dynamic_cast<KDParser::VarStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::VarStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Var;
       out->name = name(s->IDENT());
       out->value = expr(s->expr());
-    } else if (auto* s = dynamic_cast<KDParser::ForStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::ForStmtContext>(ctx)) {
       // forStmt : FOR IDENT IN expr DOTDOT expr (IDENT expr)? block
       out->kind = ast::Stmt::Kind::For;
       out->name = name(s->IDENT(0));
@@ -282,15 +292,15 @@ class AstBuilder {
         }
       }
       out->body = block(s->block());
-    } else if (auto* s = dynamic_cast<KDParser::WhileStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::WhileStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::While;
       out->value = expr(s->expr());
       out->body = block(s->block());
-    } else if (auto* s = dynamic_cast<KDParser::ReturnStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::ReturnStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Return;
       out->tuple = s->LPAREN() != nullptr && s->expr().size() > 1;
       for (KDParser::ExprContext* e : s->expr()) out->values.push_back(expr(e));
-    } else if (auto* s = dynamic_cast<KDParser::IfStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::IfStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::If;
       // ifChain : IF expr block (ELSE (ifChain | block))?  -- flattened into clauses.
       KDParser::IfChainContext* chain = s->ifChain();
@@ -312,11 +322,11 @@ class AstBuilder {
           chain = nullptr;
         }
       }
-    } else if (auto* s = dynamic_cast<KDParser::AssertStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::AssertStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Assert;
       out->value = expr(s->expr());
       if (s->STRING()) out->message = string_literal(s->STRING()).text;
-    } else if (auto* s = dynamic_cast<KDParser::AssignStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::AssignStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Assign;
       out->target = expr(s->expr(0));
       out->value = expr(s->expr(1));
@@ -327,10 +337,10 @@ class AstBuilder {
         case KDParser::STAR_ASSIGN: out->assign_op = ast::AssignOp::Mul; break;
         default: out->assign_op = ast::AssignOp::Assign; break;
       }
-    } else if (auto* s = dynamic_cast<KDParser::ExprStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::ExprStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Expr;
       out->value = expr(s->expr());
-    } else if (auto* s = dynamic_cast<KDParser::BlockStmtContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::BlockStmtContext>(ctx)) {
       out->kind = ast::Stmt::Kind::Block;
       out->body = block(s->block());
     }
@@ -345,14 +355,14 @@ class AstBuilder {
   }
 
   ast::ExprPtr expr(KDParser::ExprContext* ctx) {
-    if (auto* p = dynamic_cast<KDParser::PrimaryExprContext*>(ctx)) return primary(p->primary());
-    if (auto* idx = dynamic_cast<KDParser::IndexExprContext*>(ctx)) {
+    if (auto* p = alternative<KDParser::PrimaryExprContext>(ctx)) return primary(p->primary());
+    if (auto* idx = alternative<KDParser::IndexExprContext>(ctx)) {
       auto e = make(ast::Expr::Kind::Index, ctx);
       e->operands.push_back(expr(idx->expr()));
       for (KDParser::IndexContext* i : idx->index()) e->indices.push_back(index(i));
       return e;
     }
-    if (auto* u = dynamic_cast<KDParser::UnaryExprContext*>(ctx)) {
+    if (auto* u = alternative<KDParser::UnaryExprContext>(ctx)) {
       auto e = make(ast::Expr::Kind::Unary, ctx);
       e->op_range = range(u->op);
       e->unary_op = u->op->getType() == KDParser::MINUS ? ast::UnaryOp::Neg
@@ -361,7 +371,7 @@ class AstBuilder {
       e->operands.push_back(expr(u->expr()));
       return e;
     }
-    if (auto* b = dynamic_cast<KDParser::BinaryExprContext*>(ctx)) {
+    if (auto* b = alternative<KDParser::BinaryExprContext>(ctx)) {
       auto e = make(ast::Expr::Kind::Binary, ctx);
       e->op_range = range(b->op);
       e->binary_op = binary_op(b->op->getType());
@@ -369,7 +379,7 @@ class AstBuilder {
       e->operands.push_back(expr(b->expr(1)));
       return e;
     }
-    if (auto* t = dynamic_cast<KDParser::TernaryExprContext*>(ctx)) {
+    if (auto* t = alternative<KDParser::TernaryExprContext>(ctx)) {
       auto e = make(ast::Expr::Kind::Ternary, ctx);
       for (KDParser::ExprContext* part : t->expr()) e->operands.push_back(expr(part));
       return e;
@@ -404,15 +414,15 @@ class AstBuilder {
   ast::IndexEntry index(KDParser::IndexContext* ctx) {
     ast::IndexEntry out;
     out.range = range(ctx);
-    if (dynamic_cast<KDParser::EllipsisIndexContext*>(ctx)) {
+    if (alternative<KDParser::EllipsisIndexContext>(ctx)) {
       out.kind = ast::IndexEntry::Kind::Ellipsis;
-    } else if (dynamic_cast<KDParser::FullIndexContext*>(ctx)) {
+    } else if (alternative<KDParser::FullIndexContext>(ctx)) {
       out.kind = ast::IndexEntry::Kind::Full;
-    } else if (auto* s = dynamic_cast<KDParser::SliceIndexContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::SliceIndexContext>(ctx)) {
       out.kind = ast::IndexEntry::Kind::Slice;
       out.first = expr(s->expr(0));
       out.second = expr(s->expr(1));
-    } else if (auto* s = dynamic_cast<KDParser::ScalarIndexContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::ScalarIndexContext>(ctx)) {
       out.first = expr(s->expr());
       out.kind = ast::IndexEntry::Kind::Scalar;
       ast::Expr& e = *out.first;
@@ -424,13 +434,13 @@ class AstBuilder {
   }
 
   ast::ExprPtr primary(KDParser::PrimaryContext* ctx) {
-    if (auto* lit = dynamic_cast<KDParser::IntLiteralContext*>(ctx)) {
+    if (auto* lit = alternative<KDParser::IntLiteralContext>(ctx)) {
       auto e = make(ast::Expr::Kind::IntLiteral, ctx);
       e->spelling = lit->getText();
       parse_int(*e);
       return e;
     }
-    if (auto* lit = dynamic_cast<KDParser::FloatLiteralContext*>(ctx)) {
+    if (auto* lit = alternative<KDParser::FloatLiteralContext>(ctx)) {
       auto e = make(ast::Expr::Kind::FloatLiteral, ctx);
       e->spelling = lit->getText();
       // `_` separates digits (`1_000.5`); strtod does not know it.
@@ -442,37 +452,37 @@ class AstBuilder {
       e->float_value = std::strtod(digits.c_str(), nullptr);
       return e;
     }
-    if (auto* lit = dynamic_cast<KDParser::BoolLiteralContext*>(ctx)) {
+    if (auto* lit = alternative<KDParser::BoolLiteralContext>(ctx)) {
       auto e = make(ast::Expr::Kind::BoolLiteral, ctx);
       e->spelling = lit->getText();
       e->bool_value = e->spelling == "true";
       return e;
     }
-    if (auto* lit = dynamic_cast<KDParser::SpecialFloatLiteralContext*>(ctx)) {
+    if (auto* lit = alternative<KDParser::SpecialFloatLiteralContext>(ctx)) {
       auto e = make(ast::Expr::Kind::FloatLiteral, ctx);
       e->spelling = lit->getText();
       e->float_value = e->spelling == "inf" ? HUGE_VAL : std::nan("");
       return e;
     }
-    if (auto* call = dynamic_cast<KDParser::CallExprContext*>(ctx)) {
+    if (auto* call = alternative<KDParser::CallExprContext>(ctx)) {
       auto e = make(ast::Expr::Kind::Call, ctx);
       e->spelling = call->callee->getText();
       e->op_range = range(call->callee);
       for (KDParser::ArgContext* a : call->arg()) e->args.push_back(arg(a));
       return e;
     }
-    if (auto* n = dynamic_cast<KDParser::NameExprContext*>(ctx)) {
+    if (auto* n = alternative<KDParser::NameExprContext>(ctx)) {
       auto e = make(ast::Expr::Kind::Name, ctx);
       e->spelling = n->IDENT()->getText();
       return e;
     }
-    if (auto* p = dynamic_cast<KDParser::ParenExprContext*>(ctx)) {
+    if (auto* p = alternative<KDParser::ParenExprContext>(ctx)) {
       ast::ExprPtr inner = expr(p->expr());
       inner->parenthesized = true;
       inner->range = range(ctx);
       return inner;
     }
-    if (auto* a = dynamic_cast<KDParser::AsmExprContext*>(ctx)) {
+    if (auto* a = alternative<KDParser::AsmExprContext>(ctx)) {
       auto e = make(ast::Expr::Kind::Asm, ctx);
       e->asm_block = asm_block(a->asmBlock());
       return e;
@@ -504,7 +514,7 @@ class AstBuilder {
   ast::Arg arg(KDParser::ArgContext* ctx) {
     ast::Arg out;
     out.range = range(ctx);
-    if (auto* k = dynamic_cast<KDParser::KeywordArgContext*>(ctx)) {
+    if (auto* k = alternative<KDParser::KeywordArgContext>(ctx)) {
       out.kind = ast::Arg::Kind::Keyword;
       out.keyword = name(k->IDENT());
       if (k->dtype()) {
@@ -536,17 +546,17 @@ class AstBuilder {
       } else {
         out.value = expr(k->expr());
       }
-    } else if (auto* t = dynamic_cast<KDParser::TypeArgContext*>(ctx)) {
+    } else if (auto* t = alternative<KDParser::TypeArgContext>(ctx)) {
       out.kind = ast::Arg::Kind::Type;
       KDParser::DtypeTileContext* d = t->dtypeTile();
       out.type = std::make_unique<ast::TileTypeExpr>();
       out.type->dtype = dtype(d->dtype());
       for (KDParser::ExprContext* e : d->expr()) out.type->dims.push_back(expr(e));
       out.type->range = range(d);
-    } else if (auto* s = dynamic_cast<KDParser::ShapeArgContext*>(ctx)) {
+    } else if (auto* s = alternative<KDParser::ShapeArgContext>(ctx)) {
       out.kind = ast::Arg::Kind::Shape;
       for (KDParser::ExprContext* e : s->expr()) out.shape.push_back(expr(e));
-    } else if (auto* p = dynamic_cast<KDParser::PositionalArgContext*>(ctx)) {
+    } else if (auto* p = alternative<KDParser::PositionalArgContext>(ctx)) {
       out.value = expr(p->expr());
     }
     return out;

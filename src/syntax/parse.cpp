@@ -4,22 +4,18 @@
 #include <cstdio>
 #include <memory>
 
-#include <ANTLRInputStream.h>
 #include <BailErrorStrategy.h>
 #include <CommonTokenStream.h>
 #include <Exceptions.h>
-#include <atn/ATN.h>
-#include <atn/ATNState.h>
 #include <atn/ParserATNSimulator.h>
 #include <atn/PredictionMode.h>
-#include <atn/Transition.h>
-#include <misc/IntervalSet.h>
 
 #include "KDLexer.h"
 #include "KDParser.h"
 #include "ast_builder.h"
 #include "error_strategy.h"
 #include "input_limits.h"
+#include "scanner.h"
 #include "kdt/syntax/parse.h"
 #include "source_text.h"
 #include "token_stream.h"
@@ -121,77 +117,12 @@ void report_lexical_errors(const std::vector<Token*>& tokens, const syntax::Toke
   }
 }
 
-// What the lexer reads in place of every code point past U+007F.
-constexpr char32_t kNonAsciiStandIn = 0x01;
-
-// ANTLR's lexer caches the transitions of its DFA for code points 0-127
-// only: every other code point (any non-ASCII character, and the U+FFFD of
-// every malformed byte, which fuzzed input is full of) costs a fresh ATN
-// simulation, with allocations, hashing and dynamic_casts. When no rule of
-// the lexer names a code point past U+007F or the stand-in above (only
-// wildcards and complements reach them), the lexer cannot tell any of
-// them from the stand-in, so it reads the stand-in instead: the same tokens
-// at the same code-point indices, from the DFA. Nothing reads token text
-// that can hold one (strings, comments and error tokens are read from the
-// source bytes). Checked on the lexer's ATN, once; should a rule name such a
-// code point, the lexer reads the real text.
-bool lexer_cannot_tell_non_ascii(const antlr4::atn::ATN& atn) {
-  for (const antlr4::atn::ATNState* state : atn.states) {
-    if (!state) continue;
-    for (const antlr4::atn::Transition* t : state->transitions) {
-      if (t->isEpsilon() || t->getSerializationType() == antlr4::atn::Transition::WILDCARD) continue;
-      // Atoms, ranges, sets and complements of sets: the code points named.
-      const ssize_t stand_in = kNonAsciiStandIn;
-      const antlr4::misc::IntervalSet label = t->label();  // by value
-      for (const antlr4::misc::Interval& i : label.getIntervals()) {
-        if (i.b >= 0x80 || (i.a <= stand_in && stand_in <= i.b)) return false;
-      }
-    }
-  }
-  return true;
-}
-
-// Whether the lexer may read the stand-in (computed once).
-bool use_stand_in() {
-  static const bool yes = [] {
-    antlr4::ANTLRInputStream nothing;
-    KDLexer lexer(&nothing);
-    return lexer_cannot_tell_non_ascii(lexer.getATN());
-  }();
-  return yes;
-}
-
-// What the lexer reads: the source itself when it is ASCII; else one
-// stand-in byte per code point (a code point is ASCII when its first byte
-// is), ANTLRInputStream's UTF-8 decoder dropping a byte order mark that
-// begins the text, so the stand-ins do too: the tokens are exactly those of
-// decoded.utf8; else, should a lexer rule name a non-ASCII code point, the
-// decoded text.
-std::unique_ptr<antlr4::CharStream> lexer_input(const std::string& text, const syntax::DecodedText& decoded) {
-  if (decoded.ascii) return syntax::ByteCharStream::borrowing(text);
-  if (!use_stand_in()) return std::make_unique<antlr4::ANTLRInputStream>(decoded.utf8);
-  const std::vector<uint32_t>& offsets = decoded.byte_offset;
-  size_t first = decoded.utf8.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 1 : 0;
-  std::string stand_ins(offsets.size() - 1 - first, '\0');
-  for (size_t k = 0; k < stand_ins.size(); ++k) {
-    unsigned char lead = static_cast<unsigned char>(text[offsets[first + k]]);
-    stand_ins[k] = static_cast<char>(lead < 0x80 ? lead : kNonAsciiStandIn);
-  }
-  return syntax::ByteCharStream::owning(std::move(stand_ins));
-}
-
 // How far parsing got: the items built, and the file-wide index of the
 // first token of the next.
 struct ParseProgress {
   size_t items = 0;
   size_t next_token = 0;
 };
-
-// Both parses' lexer: no console listener, kdt's simulator.
-void prepare(KDLexer& lexer) {
-  lexer.removeErrorListeners();
-  syntax::use_unlocked_simulators(lexer);
-}
 
 // Both parses' parser, as each starts: kdt's simulator, SLL prediction that
 // bails at the first syntax error.
@@ -212,11 +143,10 @@ bool parse_streaming(const std::string& text, const syntax::DecodedText& decoded
                      DiagnosticEngine& diags, const ParseOptions& options, ast::File& out, ParseProgress& progress) {
   // Strings holding a malformed byte are diagnosed.
   if (!decoded.invalid_bytes.empty()) return false;
-  std::unique_ptr<antlr4::CharStream> input = lexer_input(text, decoded);
-  KDLexer lexer(input.get());
-  prepare(lexer);
+  std::unique_ptr<syntax::ByteCharStream> input = syntax::scanner_input(text, decoded);
+  syntax::Scanner scanner(*input);
   syntax::InputLimits limits(options.limits);
-  syntax::AdmittingTokenSource source(lexer, [&](const Token& t) {
+  syntax::AdmittingTokenSource source(scanner, [&](const Token& t) {
     return t.getChannel() != KDLexer::ERRORS && limits.literal_fits(t, ranges) &&
            limits.step(t) == syntax::InputLimits::Verdict::Ok;
   });
@@ -246,10 +176,9 @@ bool parse_streaming(const std::string& text, const syntax::DecodedText& decoded
 void parse_buffered(const std::string& text, const syntax::DecodedText& decoded, const syntax::TokenRanges& ranges,
                     DiagnosticEngine& diags, const ParseOptions& options, ast::File& out, ParseProgress progress,
                     size_t errors_before) {
-  std::unique_ptr<antlr4::CharStream> input = lexer_input(text, decoded);
-  KDLexer lexer(input.get());
-  prepare(lexer);
-  antlr4::CommonTokenStream tokens(&lexer);
+  std::unique_ptr<syntax::ByteCharStream> input = syntax::scanner_input(text, decoded);
+  syntax::Scanner scanner(*input);
+  antlr4::CommonTokenStream tokens(&scanner);
   tokens.fill();
   report_lexical_errors(tokens.getTokens(), ranges, decoded, diags);
   // A syntax error at the token right after a lexical error only echoes it.

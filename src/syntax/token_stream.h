@@ -33,6 +33,8 @@ class ByteCharStream : public antlr4::CharStream {
   std::string getSourceName() const override { return "<kd>"; }
   std::string getText(const antlr4::misc::Interval& interval) override;
   std::string toString() const override { return std::string(data_); }
+  // Every unit, for a scanner that reads them directly.
+  std::string_view units() const { return data_; }
 
  private:
   std::string owned_;

@@ -1,6 +1,5 @@
 #include "unlocked_simulators.h"
 
-#include <atn/LexerATNSimulator.h>
 #include <atn/ParserATNSimulator.h>
 #include <atn/PredictionContext.h>
 #include <dfa/DFA.h>
@@ -13,19 +12,6 @@ namespace kdt::syntax {
 namespace {
 
 using antlr4::dfa::DFAState;
-
-// LexerATNSimulator::getExistingTargetState without the lock.
-class UnlockedLexerSimulator : public antlr4::atn::LexerATNSimulator {
- public:
-  using LexerATNSimulator::LexerATNSimulator;
-
- protected:
-  DFAState* getExistingTargetState(DFAState* s, size_t t) override {
-    if (t > MAX_DFA_EDGE) return nullptr;
-    auto edge = s->edges.find(t - MIN_DFA_EDGE);
-    return edge == s->edges.end() ? nullptr : edge->second;
-  }
-};
 
 // ParserATNSimulator::getExistingTargetState without the lock.
 class UnlockedParserSimulator : public antlr4::atn::ParserATNSimulator {
@@ -53,13 +39,6 @@ struct Dfas {
 std::mutex& parse_lock() {
   static std::mutex lock;
   return lock;
-}
-
-void use_unlocked_simulators(KDLexer& lexer) {
-  static Dfas dfas(lexer.getATN());
-  // setInterpreter deletes the simulator the generated constructor made,
-  // and the recognizer deletes this one when it is destroyed.
-  lexer.setInterpreter(new UnlockedLexerSimulator(&lexer, lexer.getATN(), dfas.decisions, dfas.contexts));
 }
 
 void use_unlocked_simulators(KDParser& parser) {

@@ -1,24 +1,23 @@
 // ANTLR 4.9's simulators take a process-wide reader lock (a mutex and a
-// condition variable) for every DFA edge they follow: at each character the
-// lexer reads and each step of a prediction, 12% of the front end's time on
-// a large input (issue 17). kdt's lexers and parsers get simulators that
-// follow edges without it, on DFAs of their own that only one parse at a
-// time uses (parse_file holds `parse_lock` for the whole parse); new edges
-// are still added under ANTLR's lock.
+// condition variable) for every DFA edge they follow: at each step of a
+// prediction (and each character ANTLR's lexer read, before kdt had its
+// own scanner), 12% of the front end's time on a large input (issue 17).
+// kdt's parsers get a simulator that follows edges without it, on DFAs of
+// their own that only one parse at a time uses (parse_file holds
+// `parse_lock` for the whole parse); new edges are still added under
+// ANTLR's lock.
 #pragma once
 
 #include <mutex>
 
-#include "KDLexer.h"
 #include "KDParser.h"
 
 namespace kdt::syntax {
 
-// Held by whoever lexes or parses with the simulators below.
+// Held by whoever parses with the simulator below.
 std::mutex& parse_lock();
 
-// Replaces the simulators the generated constructors made.
-void use_unlocked_simulators(KDLexer& lexer);
+// Replaces the simulator the generated constructor made.
 void use_unlocked_simulators(KDParser& parser);
 
 }  // namespace kdt::syntax

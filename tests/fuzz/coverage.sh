@@ -21,7 +21,7 @@ replay=$build/tests/fuzz/kdt_fuzz_replay
 profiles=$build/profiles
 rm -rf "$profiles"
 mkdir -p "$profiles"
-for t in front_end pipeline npy outputs; do
+for t in lexer front_end pipeline npy outputs; do
   [ -d "$corpora/$t" ] || continue
   echo "== replaying $(ls "$corpora/$t" | wc -l) inputs of $t"
   LLVM_PROFILE_FILE="$profiles/$t.profraw" "$replay" "$t" "$corpora/$t" >/dev/null || exit 1

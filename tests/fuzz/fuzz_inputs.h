@@ -27,6 +27,11 @@ namespace kdt::fuzz {
 // thread per input cost more than a small input).
 void run_on_large_stack(const std::function<void()>& body);
 
+// fuzz_lexer: bytes -> the front end's Scanner and the lexer ANTLR
+// generates from grammar/KDLexer.g4, which must make the same tokens
+// (lexer_differential.h); abort() with the first difference.
+void lexer_input(const uint8_t* data, size_t size);
+
 // fuzz_front_end: bytes -> the front end (load, parse, check) on the text in
 // memory -> the diagnostics as plain text. `ok` with an error is a bug.
 void front_end_input(const uint8_t* data, size_t size);

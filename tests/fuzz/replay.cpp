@@ -9,7 +9,8 @@
 //                                      the KD source the generator makes
 //                                      of FILE's bytes
 //
-// TARGET: front_end (bytes -> front end), pipeline (bytes -> generator ->
+// TARGET: lexer (bytes -> the Scanner against the grammar's lexer),
+// front_end (bytes -> front end), pipeline (bytes -> generator ->
 // pipeline), outputs (bytes as a KD file -> every output), kd (the same),
 // kd_valid (a KD file that must check clean -> every output), npy (bytes ->
 // .npy parser).
@@ -49,7 +50,7 @@ std::vector<fs::path> files_under(const fs::path& path) {
 }
 
 bool known_target(const std::string& target) {
-  return target == "front_end" || target == "pipeline" || target == "outputs" || target == "kd" ||
+  return target == "lexer" || target == "front_end" || target == "pipeline" || target == "outputs" || target == "kd" ||
          target == "kd_valid" || target == "npy";
 }
 
@@ -57,7 +58,8 @@ void replay_one(const std::string& target, const std::vector<uint8_t>& bytes) {
   const uint8_t* data = bytes.data();
   size_t size = bytes.size();
   kdt::fuzz::run_on_large_stack([&] {
-    if (target == "front_end") kdt::fuzz::front_end_input(data, size);
+    if (target == "lexer") kdt::fuzz::lexer_input(data, size);
+    else if (target == "front_end") kdt::fuzz::front_end_input(data, size);
     else if (target == "pipeline") kdt::fuzz::pipeline_input(data, size);
     else if (target == "npy") kdt::fuzz::npy_input(data, size);
     else kdt::fuzz::all_outputs(std::string(bytes.begin(), bytes.end()), target == "kd_valid");
@@ -77,7 +79,7 @@ size_t replay(const std::string& target, const std::vector<std::string>& paths) 
 }
 
 int usage() {
-  std::cerr << "usage: kdt_fuzz_replay front_end|pipeline|outputs|kd|kd_valid|npy PATH...\n"
+  std::cerr << "usage: kdt_fuzz_replay lexer|front_end|pipeline|outputs|kd|kd_valid|npy PATH...\n"
                "       kdt_fuzz_replay --regressions DIR\n"
                "       kdt_fuzz_replay --print-generated FILE\n";
   return 2;
@@ -98,7 +100,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (args[0] == "--regressions") {
-    for (const char* target : {"front_end", "pipeline", "outputs", "kd", "kd_valid", "npy"}) {
+    for (const char* target : {"lexer", "front_end", "pipeline", "outputs", "kd", "kd_valid", "npy"}) {
       fs::path dir = fs::path(args[1]) / target;
       if (!fs::is_directory(dir)) continue;
       // Generator bytes mean something only to the generator they were found with.

@@ -6,7 +6,7 @@
 # busy machine changes less), coverage and corpus size per target; crashes,
 # timeouts and leaks land in BUILD/artifacts/TARGET/.
 #
-#   tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     TARGET: front_end pipeline npy outputs
+#   tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     TARGET: lexer front_end pipeline npy outputs
 #
 # Two builds (docs/reliability.md, "Fuzzing"):
 #   build-fuzz/       ASan and UBSan (the default): memory errors too;
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 seconds=${1:-60}
 shift || true
-targets=${*:-front_end pipeline npy outputs}
+targets=${*:-lexer front_end pipeline npy outputs}
 sanitizers=${KDT_FUZZ_SANITIZERS:-address,undefined}
 case $sanitizers in
   address,undefined) default_build=$root/build-fuzz ;;
@@ -52,7 +52,8 @@ fi
 # Seeds, copied at every run rather than committed twice.
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds/front_end" "$seeds/npy" "$seeds/pipeline" "$seeds/outputs"
+mkdir -p "$seeds/lexer" "$seeds/front_end" "$seeds/npy" "$seeds/pipeline" "$seeds/outputs"
+cp samples/*.kd tests/diag/*.kd tests/e2e/*.kd "$seeds/lexer/"
 cp samples/*.kd tests/diag/*.kd tests/e2e/*.kd "$seeds/front_end/"
 cp samples/*.kd tests/diag/*.kd tests/e2e/*.kd "$seeds/outputs/"
 cp tests/fuzz/seeds/npy/*.npy "$seeds/npy/"
@@ -91,6 +92,7 @@ for t in $targets; do
   log=$build/logs/$t.log
   mkdir -p "$corpus" "$artifacts" "$build/logs"
   case $t in
+    lexer) flags="-dict=tests/fuzz/kd.dict -max_len=4096" ;;
     front_end) flags="-dict=tests/fuzz/kd.dict -max_len=8192" ;;
     npy) flags="-dict=tests/fuzz/npy.dict -max_len=4096" ;;
     pipeline) flags="-max_len=4096" ;;
