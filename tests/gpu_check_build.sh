@@ -1,8 +1,9 @@
 #!/bin/sh
 # The build part of scripts/gpu-check (issue 19): every sample kernel and
 # the compiled path's regression kernels get their `kdt run` reference
-# outputs and a host harness built with nvcc for sm_90 and sm_80, plus the
-# benchmark programs; nothing runs on a GPU. Skipped (CUDA-SKIPPED) without nvcc.
+# outputs and a host harness built with nvcc for sm_90 and sm_80 (and
+# sm_90a where a `dot` runs on wgmma), plus the benchmark programs;
+# nothing runs on a GPU. Skipped (CUDA-SKIPPED) without nvcc.
 #   usage: gpu_check_build.sh KDT SOURCE_DIR WORK_DIR
 set -eu
 kdt=$1 src=$2 work=$3
@@ -22,5 +23,7 @@ status=0
 grep -q "^bench: bench_tf32 built" "$work/summary.txt" || status=1
 grep -q "^bench: bench_bf16 built" "$work/summary.txt" || status=1
 grep -q "^bench: bench built" "$work/summary.txt" || status=1
+# The sm_90a pass of a kernel whose `dot` runs on warpgroups (wgmma).
+[ -x "$work/generic_matmul_matmul/prog_sm_90a" ] || status=1
 [ $status -eq 0 ] && rm -rf "$work"
 exit $status

@@ -40,7 +40,7 @@ po::options_description describe() {
     ("MF", po::value<std::string>()->value_name("PATH"), "the depfile's path (with -MD)")
     ("MT", po::value<std::string>()->value_name("TARGET"), "the depfile's target (default: the output)")
     ("MP", po::bool_switch(), "add a phony target for every dependency")
-    ("arch", po::value<std::string>()->value_name("SM"), "compiled-path target: sm_80, sm_90, ... (default sm_90)")
+    ("arch", po::value<std::string>()->value_name("SM"), "compiled-path target: sm_80, sm_90, sm_90a (wgmma), ... (default sm_90)")
     ("threads", po::value<int>()->value_name("N"), "threads per block on the compiled path (default 128)")
     ("cuda-debug", po::bool_switch(), "compiled path: bound every wait; a hang becomes a trap naming its KD statement")
     ("cuda-tf32", po::bool_switch(), "compiled path: `dot` over f32 on tensor cores in TF32 (exact f32 otherwise)")

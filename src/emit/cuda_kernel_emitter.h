@@ -225,6 +225,7 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
   int mma_step(DType in, DType acc) const;
+  bool wgmma_applies(DType in, DType acc, int64_t M, int64_t N, int64_t K) const;
   void transpose(const Expr& e, const std::string& name) override;
   std::string reshape(const Expr& e, const std::string& name) override;
   void tile_slice(const Expr& e, const std::string& name) override;

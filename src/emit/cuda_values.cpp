@@ -345,20 +345,43 @@ int KernelEmitter::mma_step(DType in, DType acc) const {
   return 0;
 }
 
+// The most staging a wgmma `dot` takes from shared memory: beyond it the
+// warp-level path, which needs none, keeps the kernel's shared memory.
+constexpr int64_t kWgmmaStagingLimit = 64 * 1024;
+
+// Issue 19, item 8, on sm_90a (the only arch with wgmma): a `dot` whose
+// operand types have a warp-level tensor-core step, M a multiple of 64 (the
+// instruction's), N of 8, in a block of whole warpgroups, runs on
+// warpgroups from a staged copy of its operands (kdt_cuda_wgmma.h).
+bool KernelEmitter::wgmma_applies(DType in, DType acc, int64_t M, int64_t N, int64_t K) const {
+  const int64_t step = mma_step(in, acc);
+  const bool floats = in == DType::BF16 || in == DType::F16 || in == DType::F32;
+  return options_.arch == "sm_90a" && step > 0 && floats && M % 64 == 0 && N % 8 == 0 && K % step == 0 &&
+         threads_ % 128 == 0 && (M + N) * K * elem_size(in) <= kWgmmaStagingLimit;
+}
+
 void KernelEmitter::dot(const Expr& e, const std::string& name) {
   const DotOperands d = begin_dot(e, name);
   const std::string &ap = d.a, &bp = d.b, &acc_t = d.acc_t;
   const int64_t M = d.M, K = d.K, N = d.N;
   auto widen = [&](const std::string& v) { return CLikeEmitter::widen(e, d, v, false); };
+  const std::string shape = std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K);
+  w_.line("__syncthreads();");
+  if (wgmma_applies(d.in, e.type.dtype, M, N, K)) {
+    // Warpgroups read a staged copy, so any operand alignment serves.
+    const int64_t staging = alloc((M + N) * K * elem_size(d.in));
+    w_.line("kdt_cu::dot_wgmma<" + shape + ">(" + ap + ", " + bp + ", " + name + ", kdt_smem + " +
+            std::to_string(staging) + ");");
+    w_.line("__syncthreads();");
+    return;
+  }
   const int64_t step = mma_step(d.in, e.type.dtype);
   const bool mma = step > 0 && M % 16 == 0 && N % 16 == 0 && K % step == 0 && threads_ % 32 == 0;
-  w_.line("__syncthreads();");
   if (mma) {
     // Whole warps compute 16x16 output tiles on tensor cores; operands that
     // are not 32-byte aligned (a view into a global ref) take the loop below.
     w_.open("if (kdt_cu::dot_mma_aligned(" + ap + ", " + bp + ", " + name + ")) {");
-    w_.line("kdt_cu::dot_mma<" + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) + ">(" + ap +
-            ", " + bp + ", " + name + ");");
+    w_.line("kdt_cu::dot_mma<" + shape + ">(" + ap + ", " + bp + ", " + name + ");");
     w_.reopen("} else {");
   }
   // Each thread computes whole output elements, K in order.

@@ -622,6 +622,40 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
     CHECK(small.find("acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(") != std::string::npos);
   }
 
+  // Issue 19, item 8 on sm_90a: a `dot` with M a multiple of 64 and N of 8,
+  // in whole warpgroups, runs on wgmma from a staging area in shared memory
+  // (kdt_cuda_wgmma.h); other shapes, blocks and archs keep what they had.
+  TEST_CASE("dot runs on warpgroups (wgmma) on sm_90a where it applies") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("wg.kd"), R"KD(
+kernel wide(a: in bf16[128, 64] @global, b: in bf16[64, 40] @global, c: out f32[128, 40] @global) grid(1) threads(256) {
+    c[...] = dot(a[...], b[...]);
+}
+kernel rows16(a: in f16[16, 64] @global, b: in f16[64, 64] @global, c: out f32[16, 64] @global) grid(1) threads(128) {
+    c[...] = dot(a[...], b[...]);
+}
+kernel warps(a: in bf16[64, 64] @global, b: in bf16[64, 64] @global, c: out f32[64, 64] @global) grid(1) threads(96) {
+    c[...] = dot(a[...], b[...]);
+}
+)KD");
+    auto emitted = [&](const std::string& arch, const std::string& flags, const std::string& kd) {
+      RunResult r = run_kdt("--emit=cuda --arch=" + arch + " " + flags + " " + shell_quote(kd));
+      REQUIRE(r.status == 0);
+      return r.out;
+    };
+    const std::string wg = emitted("sm_90a", "", tmp.file("wg.kd"));
+    // M, N, K; the staging area after the operands' and result's tiles.
+    CHECK(wg.find("kdt_cu::dot_wgmma<128, 40, 64>(") != std::string::npos);
+    CHECK(wg.find(", kdt_smem + ") != std::string::npos);
+    CHECK(wg.find("kdt_cu::dot_mma<16, 64, 64>(") != std::string::npos);  // M = 16: the warp-level path
+    CHECK(wg.find("kdt_cu::dot_mma<64, 64, 64>(") != std::string::npos);  // 96 threads: not whole warpgroups
+    CHECK(emitted("sm_90", "", tmp.file("wg.kd")).find("kdt_cu::dot_wgmma<1") == std::string::npos);
+    // f32 on warpgroups as TF32 only with --cuda-tf32.
+    CHECK(emitted("sm_90a", "--cuda-tf32", sample("matmul")).find("kdt_cu::dot_wgmma<64, 64, 32>(a, b, ") !=
+          std::string::npos);
+    CHECK(emitted("sm_90a", "", sample("matmul")).find("kdt_cu::dot_wgmma<6") == std::string::npos);
+  }
+
   // Issue 19, item 6: add=true DMAs into one global ref all take the bulk
   // reduce engine or all take atomics, never both in one launch.
   TEST_CASE("add=true DMAs into one ref do not mix the bulk reduce and atomics (issue 19, item 6)") {
@@ -742,9 +776,10 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
     }
   }
 
-  // Issue 19, item 8: the tensor-core `dot` in PTX (wmma.mma.sync) and,
-  // where cuobjdump is installed, in SASS (HMMA for floats, IMMA for i8).
-  TEST_CASE("dot on tensor cores: wmma.mma.sync in the PTX, HMMA/IMMA in the SASS") {
+  // Issue 19, item 8: the tensor-core `dot` in PTX (wmma.mma.sync; on
+  // sm_90a wgmma.mma_async) and, where cuobjdump is installed, in SASS
+  // (HMMA for floats, IMMA for i8, HGMMA on sm_90a).
+  TEST_CASE("dot on tensor cores: wmma.mma.sync and wgmma in the PTX, HMMA/IMMA/HGMMA in the SASS") {
     std::string nvcc = nvcc_or_skip();
     if (nvcc.empty()) return;
     TempDir tmp;
@@ -758,6 +793,10 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
       REQUIRE(tf32.status == 0);
       CHECK(tf32.out.find("wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32") != std::string::npos);
     }
+    RunResult wg = run_kdt("--emit=ptx --arch=sm_90a " + shell_quote(sample("block_matmul")));
+    REQUIRE(wg.status == 0);
+    CHECK(wg.out.find("wgmma.mma_async.sync.aligned.m64n") != std::string::npos);
+    CHECK(wg.out.find("wgmma.wait_group.sync.aligned 0") != std::string::npos);
     std::string cuobjdump = find_tool("cuobjdump");
     if (cuobjdump.empty()) {
       MESSAGE("cuobjdump not found (scripts/setup-cuda-tools.sh installs it from PyPI): the SASS checks "
@@ -776,6 +815,12 @@ kernel rows_h(x: in f16[8, 40] @global, y: out f16[8, 1] @global) grid(1) thread
       // Without --cuda-tf32 an f32 dot stays exact: no tensor-core instruction.
       CHECK(sass(sample("matmul"), arch, "").find("HMMA") == std::string::npos);
     }
+    // sm_90a: warpgroup MMAs (kdt_cuda_wgmma.h) for bf16 and TF32.
+    const std::string bf16 = sass(sample("block_matmul"), "sm_90a", "");
+    CHECK(bf16.find("HGMMA.64x") != std::string::npos);
+    CHECK(bf16.find(".F32.BF16") != std::string::npos);
+    CHECK(bf16.find("WARPGROUP.ARRIVE") != std::string::npos);
+    CHECK(sass(sample("matmul"), "sm_90a", "--cuda-tf32").find("HGMMA.64x64x8.F32.TF32") != std::string::npos);
   }
 
   // The DMA lowerings as the GPU runs them (issue 19): on sm_90 the bulk

@@ -7,6 +7,7 @@
 //   kdt_cuda_dma.h   atomic accumulation, DMA queues, bulk copies, mbarriers
 //   kdt_cuda_sync.h  semaphores between devices, the multi-device launch
 //   kdt_cuda_mma.h   `dot` on tensor cores (warp matrix functions)
+//   kdt_cuda_wgmma.h `dot` on sm_90a's warpgroup tensor cores (wgmma)
 //   kdt_cuda_tensor.h  multi-row DMAs through tensor maps
 // A classic guard (not #pragma once): in generated files this is the main file,
 // and several generated files may be included into one translation unit.
@@ -49,6 +50,7 @@ typedef unsigned long long uintptr_t;
 #include "kdt_cuda_dma.h"
 #include "kdt_cuda_sync.h"
 #include "kdt_cuda_mma.h"
+#include "kdt_cuda_wgmma.h"
 #include "kdt_cuda_tensor.h"
 
 #endif  // KDT_RUNTIME_CUDA_KDT_CUDA_H_

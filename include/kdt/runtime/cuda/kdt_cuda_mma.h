@@ -5,8 +5,8 @@
 //
 // Why wmma and not hand-written `mma.sync` fragments: the library owns the
 // register layout of each fragment per architecture, so the same source is
-// right on sm_80 and sm_90 (where it runs as HMMA; `wgmma` would need
-// descriptors and swizzled layouts, see docs/cuda.md).
+// right on sm_80 and sm_90 (where it runs as HMMA; sm_90a's warpgroup
+// MMAs are kdt_cuda_wgmma.h).
 //
 // The emitter calls dot_mma only where it applies: 16-multiple shapes,
 // a block of whole warps (the warp matrix functions need all 32 lanes), and
