@@ -22,6 +22,7 @@ grep -q "^gpu-check: 0 passed, 0 failed, [0-9]* built and not run" "$work/summar
 status=0
 grep -q "^bench: bench_tf32 built" "$work/summary.txt" || status=1
 grep -q "^bench: bench_bf16 built" "$work/summary.txt" || status=1
+grep -q "^bench: bench_bf16_wgmma built" "$work/summary.txt" || status=1
 grep -q "^bench: bench built" "$work/summary.txt" || status=1
 # The sm_90a pass of a kernel whose `dot` runs on warpgroups (wgmma).
 [ -x "$work/generic_matmul_matmul/prog_sm_90a" ] || status=1
