@@ -15,7 +15,7 @@
 namespace kdt::syntax {
 
 // The lexer's input, one byte per code point: the source text itself when
-// it is ASCII, or a text of stand-ins (parse.cpp). ANTLRInputStream keeps
+// it is ASCII, or a text of stand-ins (scanner_input). ANTLRInputStream keeps
 // four bytes per code point.
 class ByteCharStream : public antlr4::CharStream {
  public:
