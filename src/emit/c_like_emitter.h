@@ -150,7 +150,15 @@ class CLikeEmitter {
     DType in = DType::F32;
     std::string acc_t;
   };
+  // The operands of `dot` `e`, materialized; begin_dot also declares its result `name`.
+  DotOperands dot_operands(const Expr& e);
   DotOperands begin_dot(const Expr& e, const std::string& name);
+  // `target += e` for a `dot` `e` whose result has target's shape and type,
+  // written into target in one step where the back end has one (the CUDA
+  // tensor cores' accumulators); false to take the general way.
+  virtual bool accumulate_dot(const std::string& target, const Expr& e) { return false; }
+  // Whether `e` reads local `local`.
+  static bool reads_local(const Expr& e, int local);
   // An operand element as the accumulator's type; `convert_same_int`: an
   // integer operand converts even where its type is the accumulator's.
   std::string widen(const Expr& e, const DotOperands& d, const std::string& v, bool convert_same_int) const {

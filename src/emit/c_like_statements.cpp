@@ -38,8 +38,18 @@ void CLikeEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Assign: {
       const ir::Local& l = k_.locals[s.local];
       const std::string& name = local_name(s.local);
-      if (l.type.shape.empty()) w_.line(name + " = " + scalar(*s.value) + ";");
-      else store_tile(name, l.type.shape, *s.value);
+      if (l.type.shape.empty()) {
+        w_.line(name + " = " + scalar(*s.value) + ";");
+        break;
+      }
+      // `acc = acc + dot(a, b)` (what `acc += dot(a, b)` is), neither operand reading acc.
+      const Expr& v = *s.value;
+      const bool adds_dot = v.kind == ExprKind::Binary && v.binary == ir::BinaryOp::Add &&
+                            v.operands[0]->kind == ExprKind::Local && v.operands[0]->local == s.local &&
+                            v.operands[1]->kind == ExprKind::Dot && v.operands[1]->type.dtype == l.type.dtype &&
+                            v.operands[1]->type.shape == l.type.shape &&
+                            !reads_local(*v.operands[1], s.local);
+      if (!adds_dot || !accumulate_dot(name, *v.operands[1])) store_tile(name, l.type.shape, v);
       break;
     }
     case ir::StmtKind::Store: store_view(s); break;

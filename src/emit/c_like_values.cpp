@@ -266,7 +266,7 @@ CLikeEmitter::Reduction CLikeEmitter::begin_reduction(const Expr& e, const std::
   return r;
 }
 
-CLikeEmitter::DotOperands CLikeEmitter::begin_dot(const Expr& e, const std::string& name) {
+CLikeEmitter::DotOperands CLikeEmitter::dot_operands(const Expr& e) {
   const Expr& a = *e.operands[0];
   const Expr& b = *e.operands[1];
   DotOperands d;
@@ -277,8 +277,21 @@ CLikeEmitter::DotOperands CLikeEmitter::begin_dot(const Expr& e, const std::stri
   d.N = b.type.shape[1];
   d.in = a.type.dtype;
   d.acc_t = ctype(e.type.dtype);
+  return d;
+}
+
+CLikeEmitter::DotOperands CLikeEmitter::begin_dot(const Expr& e, const std::string& name) {
+  DotOperands d = dot_operands(e);
   declare_temp(e, name);
   return d;
+}
+
+bool CLikeEmitter::reads_local(const Expr& e, int local) {
+  if (e.kind == ExprKind::Local && e.local == local) return true;
+  for (const ir::ExprPtr& o : e.operands) {
+    if (reads_local(*o, local)) return true;
+  }
+  return (e.mask && reads_local(*e.mask, local)) || (e.other && reads_local(*e.other, local));
 }
 
 bool CLikeEmitter::reads_ref(const Expr& e, int ref) const {

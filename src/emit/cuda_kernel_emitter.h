@@ -225,7 +225,11 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void reduce(const Expr& e, const std::string& name) override;
   void dot(const Expr& e, const std::string& name) override;
   int mma_step(DType in, DType acc) const;
+  bool mma_applies(const Expr& e) const;
   bool wgmma_applies(DType in, DType acc, int64_t M, int64_t N, int64_t K) const;
+  bool accumulate_dot(const std::string& target, const Expr& e) override;
+  bool whole_shared_ref(const ir::View& v) const;
+  void emit_dot(const Expr& e, const DotOperands& d, const std::string& c, bool accumulate);
   void transpose(const Expr& e, const std::string& name) override;
   std::string reshape(const Expr& e, const std::string& name) override;
   void tile_slice(const Expr& e, const std::string& name) override;

@@ -722,7 +722,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   }
 #line 27
 }
-#line 2119 "<stdout>"
+#line 2129 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;

@@ -596,7 +596,7 @@ TEST_SUITE("cuda_emit") {
       REQUIRE(emit(sample("mixed_precision"), "cuda", arch, tmp.file("mp.cu")) == 0);
       std::string mp = read_text(tmp.file("mp.cu"));
       CHECK(mp.find("kdt_cu::dot_mma<16, 64, 128>(") != std::string::npos);  // bf16, BM x K x N
-      CHECK(mp.find("kdt_cu::dot_mma<16, 32, 64>(") != std::string::npos);   // i8, IBM x IBK x IN
+      CHECK(mp.find("kdt_cu::dot_mma<16, 32, 64, true>(") != std::string::npos);  // i8, IBM x IBK x IN, `+=`
       CHECK(mp.find("if (kdt_cu::dot_mma_aligned(") != std::string::npos);
     }
     REQUIRE(emit(sample("mixed_precision"), "cuda", "sm_75", tmp.file("mp75.cu")) == 0);
@@ -605,7 +605,7 @@ TEST_SUITE("cuda_emit") {
     const std::string exact = cuda_sm90(sample("matmul"));
     const std::string tf32 = cuda_sm90(sample("matmul"), "--cuda-tf32");
     CHECK(exact.find("kdt_cu::dot_mma<") == std::string::npos);
-    CHECK(tf32.find("kdt_cu::dot_mma<64, 64, 32>(a, b, ") != std::string::npos);
+    CHECK(tf32.find("kdt_cu::dot_mma<64, 64, 32, true>(a, b, ") != std::string::npos);
     // An 8x8 bf16 dot and a block of 48 threads keep the loop.
     kdt::test::write_text(tmp.file("small.kd"), R"KD(
 kernel small(a: in bf16[8, 16] @global, b: in bf16[16, 8] @global, c: out f32[8, 8] @global) grid(1) {
@@ -620,6 +620,36 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
     const std::string small = cuda_sm90(tmp.file("small.kd"));
     CHECK(small.find("kdt_cu::dot_mma<") == std::string::npos);
     CHECK(small.find("acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(") != std::string::npos);
+  }
+
+  // Issue 19, item 10: `acc += dot(a, b)` on tensor cores sums onto acc in
+  // the accumulator fragments (no temporary, no add pass); the exact f32
+  // loop, and a dot that reads acc, keep `acc + dot(a, b)`.
+  TEST_CASE("acc += dot(a, b) accumulates in the tensor cores' fragments") {
+    TempDir tmp;
+    const std::string tf32 = cuda_sm90(sample("matmul"), "--cuda-tf32");
+    CHECK(tf32.find("kdt_cu::dot_mma<64, 64, 32, true>(a, b, acc);") != std::string::npos);
+    CHECK(tf32.find("= kdt_cu::op_add(acc[") == std::string::npos);
+    CHECK(tf32.find("acc_ = acc[o_];") != std::string::npos);  // the unaligned fallback starts from acc too
+    const std::string exact = cuda_sm90(sample("matmul"));
+    CHECK(exact.find(", true>(") == std::string::npos);
+    CHECK(exact.find("= kdt_cu::op_add(acc[") != std::string::npos);
+    // A whole shared scratch ref: block_matmul's bf16 kernel.
+    CHECK(cuda_sm90(sample("block_matmul")).find("kdt_cu::dot_mma<64, 64, 32, true>(") != std::string::npos);
+    RunResult wg = run_kdt("--emit=cuda --arch=sm_90a --cuda-tf32 " + shell_quote(sample("matmul")));
+    REQUIRE(wg.status == 0);
+    CHECK(wg.out.find("kdt_cu::dot_wgmma<64, 64, 32, true>(a, b, acc, kdt_smem + ") != std::string::npos);
+    // An operand that reads acc: computed in full first, then added.
+    kdt::test::write_text(tmp.file("self.kd"), R"KD(
+kernel self(a: in bf16[64, 64] @global, c: out f32[64, 64] @global) grid(1) threads(128) {
+    var acc = zeros(f32[64, 64]);
+    acc += dot(bf16(acc), a[...]);
+    c[...] = acc;
+}
+)KD");
+    const std::string self = cuda_sm90(tmp.file("self.kd"));
+    CHECK(self.find("kdt_cu::dot_mma<64, 64, 64>(") != std::string::npos);
+    CHECK(self.find(", true>(") == std::string::npos);
   }
 
   // Issue 19, item 8 on sm_90a: a `dot` with M a multiple of 64 and N of 8,
@@ -651,7 +681,7 @@ kernel warps(a: in bf16[64, 64] @global, b: in bf16[64, 64] @global, c: out f32[
     CHECK(wg.find("kdt_cu::dot_mma<64, 64, 64>(") != std::string::npos);  // 96 threads: not whole warpgroups
     CHECK(emitted("sm_90", "", tmp.file("wg.kd")).find("kdt_cu::dot_wgmma<1") == std::string::npos);
     // f32 on warpgroups as TF32 only with --cuda-tf32.
-    CHECK(emitted("sm_90a", "--cuda-tf32", sample("matmul")).find("kdt_cu::dot_wgmma<64, 64, 32>(a, b, ") !=
+    CHECK(emitted("sm_90a", "--cuda-tf32", sample("matmul")).find("kdt_cu::dot_wgmma<64, 64, 32, true>(a, b, ") !=
           std::string::npos);
     CHECK(emitted("sm_90a", "", sample("matmul")).find("kdt_cu::dot_wgmma<6") == std::string::npos);
   }

@@ -42,9 +42,11 @@ __device__ inline bool dot_mma_aligned(const void* a, const void* b, const void*
   return ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b) | reinterpret_cast<uintptr_t>(c)) & 31) == 0;
 }
 
-// c[M, N] = a[M, K] · b[K, N], all row-major. Called by every thread of the
-// block (block-uniform control flow, as every kdt tile statement).
-template <int M, int N, int K, typename In, typename Acc>
+// c[M, N] = a[M, K] · b[K, N], all row-major; with Accumulate, c += a · b,
+// the accumulators starting from c (`acc += dot(a, b)`). Called by every
+// thread of the block (block-uniform control flow, as every kdt tile
+// statement).
+template <int M, int N, int K, bool Accumulate = false, typename In, typename Acc>
 __device__ inline void dot_mma(const In* a, const In* b, Acc* c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   namespace wmma = nvcuda::wmma;
@@ -59,7 +61,11 @@ __device__ inline void dot_mma(const In* a, const In* b, Acc* c) {
   for (int t = warp; t < (M / 16) * (N / 16); t += warps) {
     const int i = t / (N / 16) * 16, j = t % (N / 16) * 16;
     wmma::fragment<wmma::accumulator, 16, 16, kK, Acc> acc;
-    wmma::fill_fragment(acc, Acc(0));
+    if constexpr (Accumulate) {
+      wmma::load_matrix_sync(acc, c + i * N + j, N, wmma::mem_row_major);
+    } else {
+      wmma::fill_fragment(acc, Acc(0));
+    }
     for (int k = 0; k < K; k += kK) {
       wmma::fragment<wmma::matrix_a, 16, 16, kK, Frag, wmma::row_major> fa;
       wmma::fragment<wmma::matrix_b, 16, 16, kK, Frag, wmma::row_major> fb;

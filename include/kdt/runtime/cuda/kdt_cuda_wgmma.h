@@ -99,8 +99,9 @@ namespace wgmma {
 #define KDT_WG_ACC64(d) KDT_WG_ACC32(d), KDT_WG_ACC32((d) + 16)
 // One wgmma adding A·B to the accumulators d: `shape_types` e.g.
 // "m64n64k16.f32.bf16.bf16"; A and B descriptors and then the immediates
-// (scale-d true: d starts at zero; scale-a, scale-b 1; 16-bit types also
-// the transpose flags, 0: both operands K-major).
+// (scale-d true: the products add to d, which starts at zero or at c;
+// scale-a, scale-b 1; 16-bit types also the transpose flags, 0: both
+// operands K-major).
 #define KDT_WGMMA(n, shape_types, a_op, b_op, immediates)                                              \
   asm volatile("wgmma.mma_async.sync.aligned." shape_types " {" KDT_WG_REGS##n "}, " a_op ", " b_op \
                ", 1, 1, 1" immediates ";\n"                                                        \
@@ -161,18 +162,19 @@ __device__ inline void stage(const In* src, int row_stride, int k_stride, In* ds
 
 }  // namespace wgmma
 
-// c[M, N] = a[M, K] · b[K, N], all row-major; `staging` holds (M + N) * K
-// elements, 128-byte aligned, in shared memory. Called by every thread of
-// the block (a whole number of warpgroups), block-uniform.
+// c[M, N] = a[M, K] · b[K, N], all row-major; with Accumulate, c += a · b,
+// the accumulators starting from c (`acc += dot(a, b)`). `staging` holds
+// (M + N) * K elements, 128-byte aligned, in shared memory. Called by every
+// thread of the block (a whole number of warpgroups), block-uniform.
 //
 // nvcc -arch=sm_90a also embeds compute_90 PTX, for GPUs after sm_90 to
 // JIT, which have no wgmma: there each thread computes whole elements.
-template <int M, int N, int K, typename In>
+template <int M, int N, int K, bool Accumulate = false, typename In>
 __device__ inline void dot_wgmma(const In* a, const In* b, float* c, unsigned char* staging) {
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   (void)staging;
   for (int o = static_cast<int>(threadIdx.x); o < M * N; o += static_cast<int>(blockDim.x)) {
-    float acc = 0.0f;
+    float acc = Accumulate ? c[o] : 0.0f;
     for (int k = 0; k < K; ++k) acc += static_cast<float>(a[o / N * K + k]) * static_cast<float>(b[k * N + o % N]);
     c[o] = acc;
   }
@@ -195,7 +197,9 @@ __device__ inline void dot_wgmma(const In* a, const In* b, float* c, unsigned ch
     const int m0 = t / (N / kNt) * 64, n0 = t % (N / kNt) * kNt;
     float d[kNt / 2];
 #pragma unroll
-    for (int i = 0; i < kNt / 2; ++i) d[i] = 0.0f;
+    for (int i = 0; i < kNt / 2; ++i) {
+      d[i] = Accumulate ? c[(m0 + wgmma::fragment_row(warp % 4, lane, i)) * N + n0 + wgmma::fragment_col(lane, i)] : 0.0f;
+    }
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
     for (int s = 0; s < K / kStep; ++s) {
       const unsigned a_at = a_base + static_cast<unsigned>(wgmma::staged_start(s, m0, M, kBytes) * kBytes);
