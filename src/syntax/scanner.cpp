@@ -59,13 +59,15 @@ const LiteralTable& literals() {
   return table;
 }
 
-// DIGITS : [0-9] ('_'? [0-9])*, from a digit at `i`: where it ends.
-size_t digits_end(std::string_view s, size_t i) {
+// D ('_'? D)* for a digit class D, from a digit at `i`: where it ends.
+// DIGITS : [0-9] ('_'? [0-9])*; a hex literal's digits likewise.
+template <class IsDigit>
+size_t separated_digits_end(std::string_view s, size_t i, IsDigit digit) {
   ++i;
   while (i < s.size()) {
-    if (is_digit(s[i])) {
+    if (digit(s[i])) {
       ++i;
-    } else if (s[i] == '_' && i + 1 < s.size() && is_digit(s[i + 1])) {
+    } else if (s[i] == '_' && i + 1 < s.size() && digit(s[i + 1])) {
       i += 2;
     } else {
       break;
@@ -73,6 +75,7 @@ size_t digits_end(std::string_view s, size_t i) {
   }
   return i;
 }
+size_t digits_end(std::string_view s, size_t i) { return separated_digits_end(s, i, is_digit); }
 
 // EXPONENT : [eE] [+-]? [0-9]+, at `i`: where it ends, or `i` for none.
 size_t exponent_end(std::string_view s, size_t i) {
@@ -179,17 +182,7 @@ Scanner::Match Scanner::number() const {
   const size_t i = position_;
   if (s[i] == '.') return {exponent_end(s, digits_end(s, i + 1)), KDLexer::FLOAT, Token::DEFAULT_CHANNEL};
   if (s[i] == '0' && i + 2 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X') && is_hex_digit(s[i + 2])) {
-    size_t end = i + 3;
-    while (end < s.size()) {
-      if (is_hex_digit(s[end])) {
-        ++end;
-      } else if (s[end] == '_' && end + 1 < s.size() && is_hex_digit(s[end + 1])) {
-        end += 2;
-      } else {
-        break;
-      }
-    }
-    return {end, KDLexer::INT, Token::DEFAULT_CHANNEL};
+    return {separated_digits_end(s, i + 2, is_hex_digit), KDLexer::INT, Token::DEFAULT_CHANNEL};
   }
   size_t end = digits_end(s, i);
   if (end + 1 < s.size() && s[end] == '.' && is_digit(s[end + 1])) {
