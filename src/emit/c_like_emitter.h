@@ -157,6 +157,14 @@ class CLikeEmitter {
   // written into target in one step where the back end has one (the CUDA
   // tensor cores' accumulators); false to take the general way.
   virtual bool accumulate_dot(const std::string& target, const Expr& e) { return false; }
+  // The operand of a `dot` or a reduction as an array: materialize_array,
+  // or a load read in place where view_in_place allows (their results are
+  // arrays of their own, so nothing writes the operand meanwhile).
+  std::string operand_array(const Expr& e);
+  // A pointer to load `e`'s elements where they already form a row-major
+  // array in memory the back end may read directly; empty where not (the
+  // C++ path copies, checking every element).
+  virtual std::string view_in_place(const Expr& e) { return ""; }
   // Whether `e` reads local `local`.
   static bool reads_local(const Expr& e, int local);
   // An operand element as the accumulator's type; `convert_same_int`: an

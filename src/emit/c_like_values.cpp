@@ -232,6 +232,15 @@ std::string CLikeEmitter::materialize(const Expr& e) {
   return name;
 }
 
+std::string CLikeEmitter::operand_array(const Expr& e) {
+  if (e.kind == ExprKind::Load) {
+    if (auto it = materialized_.find(&e); it != materialized_.end()) return it->second;
+    std::string in_place = view_in_place(e);
+    if (!in_place.empty()) return materialized_[&e] = in_place;
+  }
+  return materialize_array(e);
+}
+
 std::string CLikeEmitter::materialize_array(const Expr& e) {
   if (e.kind == ExprKind::Local) return local_name(e.local);
   if (e.kind == ExprKind::AsmOutput) return asm_outputs_.at(e.asm_id)[e.index];
@@ -251,7 +260,7 @@ std::string CLikeEmitter::materialize_array(const Expr& e) {
 
 CLikeEmitter::Reduction CLikeEmitter::begin_reduction(const Expr& e, const std::string& name) {
   Reduction r;
-  r.src = materialize_array(*e.operands[0]);
+  r.src = operand_array(*e.operands[0]);
   declare_temp(e, name);
   r.sum = e.reduce == ir::ReduceOp::Sum;
   r.narrow = e.type.dtype == DType::F16 || e.type.dtype == DType::BF16;
@@ -270,8 +279,8 @@ CLikeEmitter::DotOperands CLikeEmitter::dot_operands(const Expr& e) {
   const Expr& a = *e.operands[0];
   const Expr& b = *e.operands[1];
   DotOperands d;
-  d.a = materialize_array(a);
-  d.b = materialize_array(b);
+  d.a = operand_array(a);
+  d.b = operand_array(b);
   d.M = a.type.shape[0];
   d.K = a.type.shape[1];
   d.N = b.type.shape[1];

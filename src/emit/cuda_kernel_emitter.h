@@ -229,6 +229,7 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   bool wgmma_applies(DType in, DType acc, int64_t M, int64_t N, int64_t K) const;
   bool accumulate_dot(const std::string& target, const Expr& e) override;
   bool whole_shared_ref(const ir::View& v) const;
+  std::string view_in_place(const Expr& e) override;
   void emit_dot(const Expr& e, const DotOperands& d, const std::string& c, bool accumulate);
   void transpose(const Expr& e, const std::string& name) override;
   std::string reshape(const Expr& e, const std::string& name) override;

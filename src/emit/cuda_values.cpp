@@ -484,6 +484,29 @@ bool KernelEmitter::same_elements(const Expr& e, const ir::View& v) {
 }
 
 
+// Issue 19, item 10: an unmasked load of a contiguous part of a shared ref
+// — single elements down to one dimension that may be a range, then whole
+// dimensions, as `a_buf[slot]` or `xs[ds(r, BR), :]` — is already the
+// row-major array a `dot` or a reduction reads: no copy, no barrier pair.
+std::string KernelEmitter::view_in_place(const Expr& e) {
+  const ir::View& v = *e.view;
+  const ir::Ref& r = k_.refs[v.ref];
+  if (e.mask || r.space != MemSpace::Shared) return "";
+  size_t d = 0;
+  while (d < v.dims.size() && (v.dims[d].dropped || v.dims[d].size == 1)) ++d;
+  for (size_t whole = d + 1; whole < v.dims.size(); ++whole) {
+    const ir::ViewDim& dim = v.dims[whole];
+    if (dim.dropped || dim.start || dim.static_start != 0 || dim.size != r.shape[whole]) return "";
+  }
+  const std::vector<std::string> starts = view_starts(v, false);
+  const std::vector<int64_t> strides = row_major_strides(r.shape);
+  std::string at = ref_base(v.ref);
+  for (size_t dim = 0; dim < starts.size(); ++dim) {
+    if (starts[dim] != "0") at += " + (" + starts[dim] + ") * " + std::to_string(strides[dim]);
+  }
+  return at == ref_base(v.ref) ? at : "(" + at + ")";
+}
+
 // Whether `v` is all of a ref in this block's shared memory (one row-major array).
 bool KernelEmitter::whole_shared_ref(const ir::View& v) const {
   const ir::Ref& r = k_.refs[v.ref];

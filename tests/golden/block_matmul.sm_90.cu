@@ -6,7 +6,7 @@ struct matmul_tensor_maps {
   kdt_cu::TensorMap map[3];
   int ok;
 };
-// Kernel `matmul`: grid [8, 8] = 64 blocks of 128 threads, 116096 bytes of dynamic shared memory.
+// Kernel `matmul`: grid [8, 8] = 64 blocks of 128 threads, 99712 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float* b, float* c, const __grid_constant__ matmul_tensor_maps kdt_tensor_maps)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -499,51 +499,11 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
       __syncthreads();
 #line 24
     }
-    float* const t18_ = reinterpret_cast<float*>(kdt_smem + 83328);
+    const int64_t start18_ = static_cast<int64_t>(a_slot);
 #line 25
-    const int64_t start19_ = static_cast<int64_t>(a_slot);
+    const int64_t start19_ = static_cast<int64_t>(b_slot);
 #line 25
-    __syncthreads();
-#line 25
-    for (int64_t e20_ = kdt_tid; e20_ < 2048; e20_ += kdt_nt) {
-#line 25
-      const int64_t i20_0_ = (e20_ / 32);
-#line 25
-      (void)i20_0_;
-#line 25
-      const int64_t i20_1_ = e20_ % 32;
-#line 25
-      (void)i20_1_;
-#line 25
-      t18_[e20_] = kdt_s_a_blocks[(start19_) * 2048 + (i20_0_) * 32 + (i20_1_)];
-#line 25
-    }
-#line 25
-    __syncthreads();
-#line 25
-    float* const t21_ = reinterpret_cast<float*>(kdt_smem + 91520);
-#line 25
-    const int64_t start22_ = static_cast<int64_t>(b_slot);
-#line 25
-    __syncthreads();
-#line 25
-    for (int64_t e23_ = kdt_tid; e23_ < 2048; e23_ += kdt_nt) {
-#line 25
-      const int64_t i23_0_ = (e23_ / 64);
-#line 25
-      (void)i23_0_;
-#line 25
-      const int64_t i23_1_ = e23_ % 64;
-#line 25
-      (void)i23_1_;
-#line 25
-      t21_[e23_] = kdt_s_b_blocks[(start22_) * 2048 + (i23_0_) * 64 + (i23_1_)];
-#line 25
-    }
-#line 25
-    __syncthreads();
-#line 25
-    float* const t17_ = reinterpret_cast<float*>(kdt_smem + 99712);
+    float* const t17_ = reinterpret_cast<float*>(kdt_smem + 83328);
 #line 25
     __syncthreads();
 #line 25
@@ -553,7 +513,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 25
       float acc_ = float();
 #line 25
-      for (int64_t k_ = 0; k_ < 32; ++k_) acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul(t18_[r_ * 32 + k_], t21_[k_ * 64 + c_]));
+      for (int64_t k_ = 0; k_ < 32; ++k_) acc_ = kdt_cu::op_add(acc_, kdt_cu::op_mul((kdt_s_a_blocks + (start18_) * 2048)[r_ * 32 + k_], (kdt_s_b_blocks + (start19_) * 2048)[k_ * 64 + c_]));
 #line 25
       t17_[o_] = acc_;
 #line 25
@@ -563,38 +523,38 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 25
     __syncthreads();
 #line 25
-    for (int64_t e24_ = kdt_tid; e24_ < 4096; e24_ += kdt_nt) {
+    for (int64_t e20_ = kdt_tid; e20_ < 4096; e20_ += kdt_nt) {
 #line 25
-      const int64_t i24_0_ = (e24_ / 64);
+      const int64_t i20_0_ = (e20_ / 64);
 #line 25
-      (void)i24_0_;
+      (void)i20_0_;
 #line 25
-      const int64_t i24_1_ = e24_ % 64;
+      const int64_t i20_1_ = e20_ % 64;
 #line 25
-      (void)i24_1_;
+      (void)i20_1_;
 #line 25
-      kdt_s_acc[(i24_0_) * 64 + (i24_1_)] = kdt_cu::op_add(kdt_s_acc[(i24_0_) * 64 + (i24_1_)], t17_[e24_]);
+      kdt_s_acc[(i20_0_) * 64 + (i20_1_)] = kdt_cu::op_add(kdt_s_acc[(i20_0_) * 64 + (i20_1_)], t17_[e20_]);
 #line 25
     }
 #line 25
     __syncthreads();
     if ((k == kdt_cu::op_sub(int32_t(16), int32_t(1)))) {
 #line 26
-      const int64_t start25_ = static_cast<int64_t>(c_slot);
+      const int64_t start21_ = static_cast<int64_t>(c_slot);
 #line 26
       __syncthreads();
 #line 26
-      for (int64_t e26_ = kdt_tid; e26_ < 4096; e26_ += kdt_nt) {
+      for (int64_t e22_ = kdt_tid; e22_ < 4096; e22_ += kdt_nt) {
 #line 26
-        const int64_t i26_0_ = (e26_ / 64);
+        const int64_t i22_0_ = (e22_ / 64);
 #line 26
-        (void)i26_0_;
+        (void)i22_0_;
 #line 26
-        const int64_t i26_1_ = e26_ % 64;
+        const int64_t i22_1_ = e22_ % 64;
 #line 26
-        (void)i26_1_;
+        (void)i22_1_;
 #line 26
-        kdt_s_c_blocks[(start25_) * 4096 + (i26_0_) * 64 + (i26_1_)] = kdt_s_acc[(i26_0_) * 64 + (i26_1_)];
+        kdt_s_c_blocks[(start21_) * 4096 + (i22_0_) * 64 + (i22_1_)] = kdt_s_acc[(i22_0_) * 64 + (i22_1_)];
 #line 26
       }
 #line 26
@@ -632,13 +592,13 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
       {  // DMA: dst = src, 16384 bytes
 #line 20
-        const int64_t start27_ = static_cast<int64_t>(c_slot);
+        const int64_t start23_ = static_cast<int64_t>(c_slot);
 #line 20
-        const int64_t start28_ = static_cast<int64_t>(kdt_cu::op_mul(c_at0, int32_t(64)));
+        const int64_t start24_ = static_cast<int64_t>(kdt_cu::op_mul(c_at0, int32_t(64)));
 #line 20
-        const int64_t start29_ = static_cast<int64_t>(kdt_cu::op_mul(c_at1, int32_t(64)));
+        const int64_t start25_ = static_cast<int64_t>(kdt_cu::op_mul(c_at1, int32_t(64)));
 #line 20
-        const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(kdt_s_c_blocks + (start27_) * 4096) | reinterpret_cast<uintptr_t>(c + (start28_ + 0) * 512 + (start29_ + 0))) & 15) == 0;
+        const bool kdt_bulk = KDT_HAS_BULK && ((reinterpret_cast<uintptr_t>(kdt_s_c_blocks + (start23_) * 4096) | reinterpret_cast<uintptr_t>(c + (start24_ + 0) * 512 + (start25_ + 0))) & 15) == 0;
 #line 20
         if (kdt_bulk) {
 #line 20
@@ -648,17 +608,17 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
           if (kdt_tid == 0) {
 #line 20
-            if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_c_blocks + (start27_) * 4096) & 127) == 0) {
+            if (kdt_tensor_maps.ok && (kdt_cu::smem_addr(kdt_s_c_blocks + (start23_) * 4096) & 127) == 0) {
 #line 20
-              const int kdt_box[5] = {static_cast<int>(start29_), static_cast<int>(start28_), 0, 0, 0};
+              const int kdt_box[5] = {static_cast<int>(start25_), static_cast<int>(start24_), 0, 0, 0};
 #line 20
-              kdt_cu::tensor_s2g<2, false>(&kdt_tensor_maps.map[2], kdt_box, kdt_s_c_blocks + (start27_) * 4096);
+              kdt_cu::tensor_s2g<2, false>(&kdt_tensor_maps.map[2], kdt_box, kdt_s_c_blocks + (start23_) * 4096);
 #line 20
             } else {
 #line 20
               for (int64_t r0_ = 0; r0_ < 64; ++r0_) {
 #line 20
-                kdt_cu::bulk_s2g(c + (start28_ + r0_) * 512 + (start29_ + 0), kdt_s_c_blocks + (start27_) * 4096 + (r0_) * 64, 256u);
+                kdt_cu::bulk_s2g(c + (start24_ + r0_) * 512 + (start25_ + 0), kdt_s_c_blocks + (start23_) * 4096 + (r0_) * 64, 256u);
 #line 20
               }
 #line 20
@@ -674,17 +634,17 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 20
           __syncthreads();
 #line 20
-          for (int64_t e30_ = kdt_tid; e30_ < 4096; e30_ += kdt_nt) {
+          for (int64_t e26_ = kdt_tid; e26_ < 4096; e26_ += kdt_nt) {
 #line 20
-            const int64_t i30_0_ = (e30_ / 64);
+            const int64_t i26_0_ = (e26_ / 64);
 #line 20
-            (void)i30_0_;
+            (void)i26_0_;
 #line 20
-            const int64_t i30_1_ = e30_ % 64;
+            const int64_t i26_1_ = e26_ % 64;
 #line 20
-            (void)i30_1_;
+            (void)i26_1_;
 #line 20
-            c[(start28_ + i30_0_) * 512 + (start29_ + i30_1_)] = kdt_s_c_blocks[(start27_) * 4096 + (i30_0_) * 64 + (i30_1_)];
+            c[(start24_ + i26_0_) * 512 + (start25_ + i26_1_)] = kdt_s_c_blocks[(start23_) * 4096 + (i26_0_) * 64 + (i26_1_)];
 #line 20
           }
 #line 20
@@ -722,12 +682,12 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   }
 #line 27
 }
-#line 2129 "<stdout>"
+#line 2089 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;
 constexpr unsigned matmul_blocks = 64;
-constexpr size_t matmul_shared_bytes = 116096;
+constexpr size_t matmul_shared_bytes = 99712;
 // Launches `matmul` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t matmul(const float* a, const float* b, float* c, cudaStream_t stream = 0) {
