@@ -326,6 +326,7 @@ void KernelEmitter::emit_body() {
     w_.close();
     w_.line("__syncthreads();");
   }
+  find_lets_in_place(k_.body);
   block(k_.body);
   w_.source_line(emit::closing_brace(k_.range));  // the program's end, as in C
   w_.close();

@@ -230,6 +230,9 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   bool accumulate_dot(const std::string& target, const Expr& e) override;
   bool whole_shared_ref(const ir::View& v) const;
   std::string view_in_place(const Expr& e) override;
+  bool readable_in_place(const Expr& e) const;
+  void find_lets_in_place(const ir::Block& b);
+  std::set<const ir::Stmt*> lets_in_place_;
   void emit_dot(const Expr& e, const DotOperands& d, const std::string& c, bool accumulate);
   void transpose(const Expr& e, const std::string& name) override;
   std::string reshape(const Expr& e, const std::string& name) override;

@@ -33,6 +33,8 @@ void KernelEmitter::let(const ir::Stmt& s) {
     top_ = mark;
     w_.line(ctype(l.type.dtype) + " " + local_name(s.local) + " = " + v + ";");
     w_.line("(void)" + local_name(s.local) + ";");
+  } else if (lets_in_place_.count(&s)) {
+    w_.line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + view_in_place(*s.value) + ";");
   } else {
     int64_t off = alloc(count_of(l.type.shape) * elem_size(l.type.dtype));
     w_.line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + smem_ptr(l.type.dtype, off) + ";");
@@ -488,16 +490,24 @@ bool KernelEmitter::same_elements(const Expr& e, const ir::View& v) {
 // — single elements down to one dimension that may be a range, then whole
 // dimensions, as `a_buf[slot]` or `xs[ds(r, BR), :]` — is already the
 // row-major array a `dot` or a reduction reads: no copy, no barrier pair.
-std::string KernelEmitter::view_in_place(const Expr& e) {
+bool KernelEmitter::readable_in_place(const Expr& e) const {
+  if (e.kind != ExprKind::Load || e.mask) return false;
   const ir::View& v = *e.view;
   const ir::Ref& r = k_.refs[v.ref];
-  if (e.mask || r.space != MemSpace::Shared) return "";
+  if (r.space != MemSpace::Shared) return false;
   size_t d = 0;
   while (d < v.dims.size() && (v.dims[d].dropped || v.dims[d].size == 1)) ++d;
   for (size_t whole = d + 1; whole < v.dims.size(); ++whole) {
     const ir::ViewDim& dim = v.dims[whole];
-    if (dim.dropped || dim.start || dim.static_start != 0 || dim.size != r.shape[whole]) return "";
+    if (dim.dropped || dim.start || dim.static_start != 0 || dim.size != r.shape[whole]) return false;
   }
+  return true;
+}
+
+std::string KernelEmitter::view_in_place(const Expr& e) {
+  if (!readable_in_place(e)) return "";
+  const ir::View& v = *e.view;
+  const ir::Ref& r = k_.refs[v.ref];
   const std::vector<std::string> starts = view_starts(v, false);
   const std::vector<int64_t> strides = row_major_strides(r.shape);
   std::string at = ref_base(v.ref);
@@ -505,6 +515,53 @@ std::string KernelEmitter::view_in_place(const Expr& e) {
     if (starts[dim] != "0") at += " + (" + starts[dim] + ") * " + std::to_string(strides[dim]);
   }
   return at == ref_base(v.ref) ? at : "(" + at + ")";
+}
+
+namespace {
+
+// Whether running `s` may change ref `ref`'s elements: a store into it, a
+// DMA into it, and — conservatively — anything that synchronises (a wait
+// may land a DMA, a signal may let a peer write) or runs asm.
+bool may_change(const ir::Stmt& s, int ref) {
+  bool changes = false;
+  auto visit = [&](const ir::Stmt& t) {
+    switch (t.kind) {
+      case ir::StmtKind::Store: changes |= t.view->ref == ref; break;
+      case ir::StmtKind::DmaStart:
+      case ir::StmtKind::DmaIssue: changes |= t.device || !t.dst || t.dst->ref == ref; break;
+      case ir::StmtKind::Let:
+      case ir::StmtKind::Assign:
+      case ir::StmtKind::For:
+      case ir::StmtKind::While:
+      case ir::StmtKind::If:
+      case ir::StmtKind::Assert:
+      case ir::StmtKind::Eval: break;
+      default: changes = true;
+    }
+  };
+  visit(s);
+  ir::for_each_stmt(s.body, visit);
+  for (const ir::IfClause& c : s.clauses) ir::for_each_stmt(c.body, visit);
+  return changes;
+}
+
+}  // namespace
+
+// Issue 19, item 10: a tile `let` of a load read_in_place accepts names the
+// elements where they are, instead of a copy, when nothing after it in its
+// block may change them (may_change) — so each use reads what the `let`
+// would have copied (`let a = a_buf[slot]; acc += dot(a, b);`).
+void KernelEmitter::find_lets_in_place(const ir::Block& b) {
+  for (size_t i = 0; i < b.size(); ++i) {
+    const ir::Stmt& s = *b[i];
+    for (const ir::IfClause& c : s.clauses) find_lets_in_place(c.body);
+    find_lets_in_place(s.body);
+    if (s.kind != ir::StmtKind::Let || k_.locals[s.local].mutable_ || !readable_in_place(*s.value)) continue;
+    const int ref = s.value->view->ref;
+    bool stable = true;
+    for (size_t j = i + 1; j < b.size() && stable; ++j) stable = !may_change(*b[j], ref);
+    if (stable) lets_in_place_.insert(&s);
+  }
 }
 
 // Whether `v` is all of a ref in this block's shared memory (one row-major array).

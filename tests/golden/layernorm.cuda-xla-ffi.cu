@@ -1,6 +1,6 @@
 namespace kdt_kernels {
 
-// Kernel `layernorm`: grid [64] = 64 blocks of 128 threads, 34208 bytes of dynamic shared memory.
+// Kernel `layernorm`: grid [64] = 64 blocks of 128 threads, 26016 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -78,42 +78,24 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
   }
   kdt_cu::dma_retire(kdt_q_ld[0], kdt_bar_ld + 0 * 8, "samples/layernorm.kd:25:5: dma_wait on `ld`", kdt_bulk_groups);
 #line 27
-  float* const t = reinterpret_cast<float*>(kdt_smem + 9344);
-#line 27
-  __syncthreads();
-#line 27
-  for (int64_t e2_ = kdt_tid; e2_ < 2048; e2_ += kdt_nt) {
-#line 27
-    const int64_t i2_0_ = (e2_ / 256);
-#line 27
-    (void)i2_0_;
-#line 27
-    const int64_t i2_1_ = e2_ % 256;
-#line 27
-    (void)i2_1_;
-#line 27
-    t[e2_] = kdt_s_xs[(i2_0_) * 256 + (i2_1_)];
-#line 27
-  }
-#line 27
-  __syncthreads();
-  float* const mean = reinterpret_cast<float*>(kdt_smem + 17536);
+  float* const t = kdt_s_xs;
+  float* const mean = reinterpret_cast<float*>(kdt_smem + 9344);
 #line 28
-  float* const t3_ = reinterpret_cast<float*>(kdt_smem + 17664);
+  float* const t2_ = reinterpret_cast<float*>(kdt_smem + 9472);
 #line 28
   __syncthreads();
 #line 28
-  for (int64_t o4_ = kdt_tid / 32; o4_ < 8; o4_ += kdt_nt / 32) {
+  for (int64_t o3_ = kdt_tid / 32; o3_ < 8; o3_ += kdt_nt / 32) {
 #line 28
     const int64_t lane_ = kdt_tid % 32;
 #line 28
     float acc_ = float();
 #line 28
-    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t[(o4_ / 1) * 256 + o4_ % 1 + r_ * 1]);
+    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t[(o3_ / 1) * 256 + o3_ % 1 + r_ * 1]);
 #line 28
     acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});
 #line 28
-    if (lane_ == 0) t3_[o4_] = acc_;
+    if (lane_ == 0) t2_[o3_] = acc_;
 #line 28
   }
 #line 28
@@ -121,77 +103,77 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 28
   __syncthreads();
 #line 28
-  for (int64_t e5_ = kdt_tid; e5_ < 8; e5_ += kdt_nt) {
+  for (int64_t e4_ = kdt_tid; e4_ < 8; e4_ += kdt_nt) {
 #line 28
-    const int64_t i5_0_ = e5_;
+    const int64_t i4_0_ = e4_;
 #line 28
+    (void)i4_0_;
+#line 28
+    const int64_t i4_1_ = e4_ % 1;
+#line 28
+    (void)i4_1_;
+#line 28
+    mean[e4_] = kdt_cu::op_div(t2_[e4_], kdt_cu::convert<float>(int32_t(256)));
+#line 28
+  }
+#line 28
+  __syncthreads();
+  float* const c = reinterpret_cast<float*>(kdt_smem + 9472);
+#line 29
+  __syncthreads();
+#line 29
+  for (int64_t e5_ = kdt_tid; e5_ < 2048; e5_ += kdt_nt) {
+#line 29
+    const int64_t i5_0_ = (e5_ / 256);
+#line 29
     (void)i5_0_;
-#line 28
-    const int64_t i5_1_ = e5_ % 1;
-#line 28
+#line 29
+    const int64_t i5_1_ = e5_ % 256;
+#line 29
     (void)i5_1_;
-#line 28
-    mean[e5_] = kdt_cu::op_div(t3_[e5_], kdt_cu::convert<float>(int32_t(256)));
-#line 28
-  }
-#line 28
-  __syncthreads();
-  float* const c = reinterpret_cast<float*>(kdt_smem + 17664);
 #line 29
-  __syncthreads();
-#line 29
-  for (int64_t e6_ = kdt_tid; e6_ < 2048; e6_ += kdt_nt) {
-#line 29
-    const int64_t i6_0_ = (e6_ / 256);
-#line 29
-    (void)i6_0_;
-#line 29
-    const int64_t i6_1_ = e6_ % 256;
-#line 29
-    (void)i6_1_;
-#line 29
-    c[e6_] = kdt_cu::op_sub(t[e6_], mean[i6_0_]);
+    c[e5_] = kdt_cu::op_sub(t[e5_], mean[i5_0_]);
 #line 29
   }
 #line 29
   __syncthreads();
-  float* const variance = reinterpret_cast<float*>(kdt_smem + 25856);
+  float* const variance = reinterpret_cast<float*>(kdt_smem + 17664);
 #line 30
-  float* const t8_ = reinterpret_cast<float*>(kdt_smem + 25984);
+  float* const t7_ = reinterpret_cast<float*>(kdt_smem + 17792);
 #line 30
   __syncthreads();
 #line 30
-  for (int64_t e9_ = kdt_tid; e9_ < 2048; e9_ += kdt_nt) {
+  for (int64_t e8_ = kdt_tid; e8_ < 2048; e8_ += kdt_nt) {
 #line 30
-    const int64_t i9_0_ = (e9_ / 256);
+    const int64_t i8_0_ = (e8_ / 256);
 #line 30
-    (void)i9_0_;
+    (void)i8_0_;
 #line 30
-    const int64_t i9_1_ = e9_ % 256;
+    const int64_t i8_1_ = e8_ % 256;
 #line 30
-    (void)i9_1_;
+    (void)i8_1_;
 #line 30
-    t8_[e9_] = kdt_cu::op_mul(c[e9_], c[e9_]);
+    t7_[e8_] = kdt_cu::op_mul(c[e8_], c[e8_]);
 #line 30
   }
 #line 30
   __syncthreads();
 #line 30
-  float* const t7_ = reinterpret_cast<float*>(kdt_smem + 34176);
+  float* const t6_ = reinterpret_cast<float*>(kdt_smem + 25984);
 #line 30
   __syncthreads();
 #line 30
-  for (int64_t o10_ = kdt_tid / 32; o10_ < 8; o10_ += kdt_nt / 32) {
+  for (int64_t o9_ = kdt_tid / 32; o9_ < 8; o9_ += kdt_nt / 32) {
 #line 30
     const int64_t lane_ = kdt_tid % 32;
 #line 30
     float acc_ = float();
 #line 30
-    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t8_[(o10_ / 1) * 256 + o10_ % 1 + r_ * 1]);
+    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t7_[(o9_ / 1) * 256 + o9_ % 1 + r_ * 1]);
 #line 30
     acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});
 #line 30
-    if (lane_ == 0) t7_[o10_] = acc_;
+    if (lane_ == 0) t6_[o9_] = acc_;
 #line 30
   }
 #line 30
@@ -199,47 +181,47 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 30
   __syncthreads();
 #line 30
+  for (int64_t e10_ = kdt_tid; e10_ < 8; e10_ += kdt_nt) {
+#line 30
+    const int64_t i10_0_ = e10_;
+#line 30
+    (void)i10_0_;
+#line 30
+    const int64_t i10_1_ = e10_ % 1;
+#line 30
+    (void)i10_1_;
+#line 30
+    variance[e10_] = kdt_cu::op_div(t6_[e10_], kdt_cu::convert<float>(int32_t(256)));
+#line 30
+  }
+#line 30
+  __syncthreads();
+  float* const rs = reinterpret_cast<float*>(kdt_smem + 17792);
+#line 31
+  __syncthreads();
+#line 31
   for (int64_t e11_ = kdt_tid; e11_ < 8; e11_ += kdt_nt) {
-#line 30
+#line 31
     const int64_t i11_0_ = e11_;
-#line 30
+#line 31
     (void)i11_0_;
-#line 30
+#line 31
     const int64_t i11_1_ = e11_ % 1;
-#line 30
+#line 31
     (void)i11_1_;
-#line 30
-    variance[e11_] = kdt_cu::op_div(t7_[e11_], kdt_cu::convert<float>(int32_t(256)));
-#line 30
-  }
-#line 30
-  __syncthreads();
-  float* const rs = reinterpret_cast<float*>(kdt_smem + 25984);
 #line 31
-  __syncthreads();
-#line 31
-  for (int64_t e12_ = kdt_tid; e12_ < 8; e12_ += kdt_nt) {
-#line 31
-    const int64_t i12_0_ = e12_;
-#line 31
-    (void)i12_0_;
-#line 31
-    const int64_t i12_1_ = e12_ % 1;
-#line 31
-    (void)i12_1_;
-#line 31
-    rs[e12_] = kdt_cu::math::rsqrt(kdt_cu::op_add(variance[e12_], eps));
+    rs[e11_] = kdt_cu::math::rsqrt(kdt_cu::op_add(variance[e11_], eps));
 #line 31
   }
 #line 31
   __syncthreads();
-  float* const g = reinterpret_cast<float*>(kdt_smem + 26112);
+  float* const g = reinterpret_cast<float*>(kdt_smem + 17920);
 #line 32
-  float* const t14_ = reinterpret_cast<float*>(kdt_smem + 27136);
+  float* const t13_ = reinterpret_cast<float*>(kdt_smem + 18944);
 #line 32
-  const bool vec15_ = ((reinterpret_cast<uintptr_t>(gamma + 0) | reinterpret_cast<uintptr_t>(t14_)) & 15) == 0;
+  const bool vec14_ = ((reinterpret_cast<uintptr_t>(gamma + 0) | reinterpret_cast<uintptr_t>(t13_)) & 15) == 0;
 #line 32
-  if (vec15_) {
+  if (vec14_) {
 #line 32
     __syncthreads();
 #line 32
@@ -249,7 +231,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 32
       (void)row_;
 #line 32
-      reinterpret_cast<uint4*>(t14_)[c_] = reinterpret_cast<const uint4*>(gamma + 0)[col_];
+      reinterpret_cast<uint4*>(t13_)[c_] = reinterpret_cast<const uint4*>(gamma + 0)[col_];
 #line 32
     }
 #line 32
@@ -259,13 +241,13 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 32
     __syncthreads();
 #line 32
-    for (int64_t e16_ = kdt_tid; e16_ < 256; e16_ += kdt_nt) {
+    for (int64_t e15_ = kdt_tid; e15_ < 256; e15_ += kdt_nt) {
 #line 32
-      const int64_t i16_0_ = e16_;
+      const int64_t i15_0_ = e15_;
 #line 32
-      (void)i16_0_;
+      (void)i15_0_;
 #line 32
-      t14_[e16_] = gamma[(i16_0_)];
+      t13_[e15_] = gamma[(i15_0_)];
 #line 32
     }
 #line 32
@@ -275,26 +257,26 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 32
   __syncthreads();
 #line 32
-  for (int64_t e17_ = kdt_tid; e17_ < 256; e17_ += kdt_nt) {
+  for (int64_t e16_ = kdt_tid; e16_ < 256; e16_ += kdt_nt) {
 #line 32
-    const int64_t i17_0_ = (e17_ / 256);
+    const int64_t i16_0_ = (e16_ / 256);
 #line 32
-    (void)i17_0_;
+    (void)i16_0_;
 #line 32
-    const int64_t i17_1_ = e17_ % 256;
+    const int64_t i16_1_ = e16_ % 256;
 #line 32
-    (void)i17_1_;
+    (void)i16_1_;
 #line 32
-    g[e17_] = t14_[e17_];
+    g[e16_] = t13_[e16_];
 #line 32
   }
 #line 32
   __syncthreads();
-  float* const t19_ = reinterpret_cast<float*>(kdt_smem + 27136);
+  float* const t18_ = reinterpret_cast<float*>(kdt_smem + 18944);
 #line 33
-  const bool vec20_ = ((reinterpret_cast<uintptr_t>(beta + 0) | reinterpret_cast<uintptr_t>(t19_)) & 15) == 0;
+  const bool vec19_ = ((reinterpret_cast<uintptr_t>(beta + 0) | reinterpret_cast<uintptr_t>(t18_)) & 15) == 0;
 #line 33
-  if (vec20_) {
+  if (vec19_) {
 #line 33
     __syncthreads();
 #line 33
@@ -304,7 +286,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
       (void)row_;
 #line 33
-      reinterpret_cast<uint4*>(t19_)[c_] = reinterpret_cast<const uint4*>(beta + 0)[col_];
+      reinterpret_cast<uint4*>(t18_)[c_] = reinterpret_cast<const uint4*>(beta + 0)[col_];
 #line 33
     }
 #line 33
@@ -314,13 +296,13 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
     __syncthreads();
 #line 33
-    for (int64_t e21_ = kdt_tid; e21_ < 256; e21_ += kdt_nt) {
+    for (int64_t e20_ = kdt_tid; e20_ < 256; e20_ += kdt_nt) {
 #line 33
-      const int64_t i21_0_ = e21_;
+      const int64_t i20_0_ = e20_;
 #line 33
-      (void)i21_0_;
+      (void)i20_0_;
 #line 33
-      t19_[e21_] = beta[(i21_0_)];
+      t18_[e20_] = beta[(i20_0_)];
 #line 33
     }
 #line 33
@@ -328,11 +310,11 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
   }
 #line 33
-  const int64_t start22_ = static_cast<int64_t>(r0);
+  const int64_t start21_ = static_cast<int64_t>(r0);
 #line 33
-  const bool vec23_ = ((reinterpret_cast<uintptr_t>(y + (start22_ + 0) * 256)) & 15) == 0;
+  const bool vec22_ = ((reinterpret_cast<uintptr_t>(y + (start21_ + 0) * 256)) & 15) == 0;
 #line 33
-  if (vec23_) {
+  if (vec22_) {
 #line 33
     __syncthreads();
 #line 33
@@ -346,21 +328,21 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
       for (int q_ = 0; q_ < 4; ++q_) {
 #line 33
-        const int64_t e24_ = c_ * 4 + q_;
+        const int64_t e23_ = c_ * 4 + q_;
 #line 33
-        const int64_t i24_0_ = (e24_ / 256);
+        const int64_t i23_0_ = (e23_ / 256);
 #line 33
-        (void)i24_0_;
+        (void)i23_0_;
 #line 33
-        const int64_t i24_1_ = e24_ % 256;
+        const int64_t i23_1_ = e23_ % 256;
 #line 33
-        (void)i24_1_;
+        (void)i23_1_;
 #line 33
-        piece_[q_] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e24_], rs[i24_0_]), g[i24_1_]), t19_[i24_1_]);
+        piece_[q_] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e23_], rs[i23_0_]), g[i23_1_]), t18_[i23_1_]);
 #line 33
       }
 #line 33
-      reinterpret_cast<uint4*>(y + (start22_ + 0) * 256)[col_] = *reinterpret_cast<const uint4*>(piece_);
+      reinterpret_cast<uint4*>(y + (start21_ + 0) * 256)[col_] = *reinterpret_cast<const uint4*>(piece_);
 #line 33
     }
 #line 33
@@ -370,28 +352,28 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
     __syncthreads();
 #line 33
-    for (int64_t e25_ = kdt_tid; e25_ < 2048; e25_ += kdt_nt) {
+    for (int64_t e24_ = kdt_tid; e24_ < 2048; e24_ += kdt_nt) {
 #line 33
-      const int64_t i25_0_ = (e25_ / 256);
+      const int64_t i24_0_ = (e24_ / 256);
 #line 33
-      (void)i25_0_;
+      (void)i24_0_;
 #line 33
-      const int64_t i25_1_ = e25_ % 256;
+      const int64_t i24_1_ = e24_ % 256;
 #line 33
-      (void)i25_1_;
+      (void)i24_1_;
 #line 33
-      y[(start22_ + i25_0_) * 256 + (i25_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e25_], rs[i25_0_]), g[i25_1_]), t19_[i25_1_]);
+      y[(start21_ + i24_0_) * 256 + (i24_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e24_], rs[i24_0_]), g[i24_1_]), t18_[i24_1_]);
 #line 33
     }
 #line 33
     __syncthreads();
 #line 33
   }
-  const int64_t start26_ = static_cast<int64_t>(r0);
+  const int64_t start25_ = static_cast<int64_t>(r0);
 #line 34
-  const bool vec27_ = ((reinterpret_cast<uintptr_t>(rstd + (start26_ + 0))) & 15) == 0;
+  const bool vec26_ = ((reinterpret_cast<uintptr_t>(rstd + (start25_ + 0))) & 15) == 0;
 #line 34
-  if (vec27_) {
+  if (vec26_) {
 #line 34
     __syncthreads();
 #line 34
@@ -405,21 +387,21 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
       for (int q_ = 0; q_ < 4; ++q_) {
 #line 34
-        const int64_t e28_ = c_ * 4 + q_;
+        const int64_t e27_ = c_ * 4 + q_;
 #line 34
-        const int64_t i28_0_ = e28_;
+        const int64_t i27_0_ = e27_;
 #line 34
-        (void)i28_0_;
+        (void)i27_0_;
 #line 34
-        const int64_t i28_1_ = e28_ % 1;
+        const int64_t i27_1_ = e27_ % 1;
 #line 34
-        (void)i28_1_;
+        (void)i27_1_;
 #line 34
-        piece_[q_] = rs[e28_];
+        piece_[q_] = rs[e27_];
 #line 34
       }
 #line 34
-      reinterpret_cast<uint4*>(rstd + (start26_ + 0))[col_] = *reinterpret_cast<const uint4*>(piece_);
+      reinterpret_cast<uint4*>(rstd + (start25_ + 0))[col_] = *reinterpret_cast<const uint4*>(piece_);
 #line 34
     }
 #line 34
@@ -429,17 +411,17 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
     __syncthreads();
 #line 34
-    for (int64_t e29_ = kdt_tid; e29_ < 8; e29_ += kdt_nt) {
+    for (int64_t e28_ = kdt_tid; e28_ < 8; e28_ += kdt_nt) {
 #line 34
-      const int64_t i29_0_ = e29_;
+      const int64_t i28_0_ = e28_;
 #line 34
-      (void)i29_0_;
+      (void)i28_0_;
 #line 34
-      const int64_t i29_1_ = e29_ % 1;
+      const int64_t i28_1_ = e28_ % 1;
 #line 34
-      (void)i29_1_;
+      (void)i28_1_;
 #line 34
-      rstd[(start26_ + i29_0_)] = rs[e29_];
+      rstd[(start25_ + i28_0_)] = rs[e28_];
 #line 34
     }
 #line 34
@@ -447,12 +429,12 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   }
 }
-#line 1854 "<stdout>"
+#line 1836 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;
 constexpr unsigned layernorm_blocks = 64;
-constexpr size_t layernorm_shared_bytes = 34208;
+constexpr size_t layernorm_shared_bytes = 26016;
 // Launches `layernorm` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t layernorm(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd, cudaStream_t stream = 0) {

@@ -625,7 +625,7 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
   // Issue 19, item 10: `acc += dot(a, b)` on tensor cores sums onto acc in
   // the accumulator fragments (no temporary, no add pass); the exact f32
   // loop, and a dot that reads acc, keep `acc + dot(a, b)`.
-  TEST_CASE("acc += dot(a, b) accumulates in the tensor cores' fragments") {
+  TEST_CASE("acc += dot(a, b) accumulates in the tensor cores' fragments; operands are read in place") {
     TempDir tmp;
     const std::string tf32 = cuda_sm90(sample("matmul"), "--cuda-tf32");
     CHECK(tf32.find("kdt_cu::dot_mma<64, 64, 32, true>(a, b, acc);") != std::string::npos);
@@ -640,6 +640,31 @@ kernel partial_warps(a: in bf16[16, 16] @global, b: in bf16[16, 16] @global, c: 
     CHECK(blocks.find("kdt_cu::dot_mma<64, 64, 32, true>((kdt_s_a_blocks + (") != std::string::npos);
     CHECK(blocks.find("(kdt_s_b_blocks + (") != std::string::npos);
     CHECK(blocks.find("] = kdt_s_a_blocks[") == std::string::npos);  // no copy of an operand
+    // matmul's `let a = a_buf[slot]`: nothing after it changes a_buf, so `a` names the slot.
+    CHECK(tf32.find("float* const a = (kdt_s_a_buf + (") != std::string::npos);
+    // A `let` followed by a store into its ref keeps its copy.
+    kdt::test::write_text(tmp.file("relet.kd"), R"KD(
+kernel relet(x: in f32[64] @global, y: out f32[64] @global) grid(1) {
+    scratch s: f32[64] @shared;
+    sem d: dma;
+    dma_start(x[...], s, d);
+    dma_wait(d, s);
+    let t = s[...];
+    s[...] = t * 2.0;
+    y[...] = t + s[...];
+}
+kernel alias(x: in f32[64] @global, y: out f32[64] @global) grid(1) {
+    scratch s: f32[64] @shared;
+    sem d: dma;
+    dma_start(x[...], s, d);
+    dma_wait(d, s);
+    let u = s[...];
+    y[...] = u * 2.0;
+}
+)KD");
+    const std::string relet = cuda_sm90(tmp.file("relet.kd"));
+    CHECK(relet.find("float* const t = reinterpret_cast<float*>(kdt_smem + ") != std::string::npos);
+    CHECK(relet.find("float* const u = kdt_s_kd_s;") != std::string::npos);
     RunResult wg = run_kdt("--emit=cuda --arch=sm_90a --cuda-tf32 " + shell_quote(sample("matmul")));
     REQUIRE(wg.status == 0);
     CHECK(wg.out.find("kdt_cu::dot_wgmma<64, 64, 32, true>(a, b, acc, kdt_smem + ") != std::string::npos);
