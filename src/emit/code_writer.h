@@ -45,6 +45,7 @@ class CodeWriter {
   // keeps its own indentation after the first, and each of its lines is
   // attributed like any other.
   void line(const std::string& text = "") {
+    ++lines_;
     for (size_t start = 0;;) {
       const size_t end = text.find('\n', start);
       attribute_next_line();
@@ -86,6 +87,9 @@ class CodeWriter {
     out_ << text;
   }
   void set_line_directives(bool on) { line_directives_ = on; }
+  // How many times line() (and open, close, reopen) has been called: tells
+  // whether anything was written since a given point.
+  size_t lines() const { return lines_; }
   // The text; it ends counted in the generated file.
   std::string str() const { return out_.str() + (compiler_.line ? std::string(kGeneratedMarker) + "\n" : ""); }
 
@@ -151,6 +155,7 @@ class CodeWriter {
   const SourceManager& sources_;
   std::ostringstream out_;
   int indent_ = 0;
+  size_t lines_ = 0;  // line() calls so far
   bool line_directives_ = true;
   SourceMapping mapping_;   // where the next lines come from
   SourceMapping compiler_;  // where the compiler will say the next line comes from (line 0: the generated file)

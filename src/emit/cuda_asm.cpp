@@ -148,7 +148,7 @@ void KernelEmitter::asm_stmt(const ir::Stmt& s) {
   }
   if (a.shape.empty()) {
     w_.close();
-    w_.line("__syncthreads();");
+    barrier();
     for (size_t i = 0; i < a.outputs.size(); ++i) {
       w_.line(outs[i] + " = " + smem_ptr(a.outputs[i].second, broadcast + 8 * static_cast<int64_t>(i)) + "[0];");
     }

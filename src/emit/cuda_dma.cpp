@@ -134,7 +134,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     w_.line("const bool kdt_async = KDT_HAS_CP_ASYNC && ((reinterpret_cast<uintptr_t>(" + s0 +
             ") | reinterpret_cast<uintptr_t>(" + d0 + ")) & " + std::to_string(width - 1) + ") == 0;");
     w_.open("if (kdt_async) {");
-    w_.line("__syncthreads();");
+    barrier();
     const std::vector<std::string> idx = open_row_pieces(shape, tail, row_bytes / width);
     std::string sp = ref_base(src.ref) + " + " + view_elem_offset(src, ss, at_index(idx));
     std::string dp = ref_base(dst.ref) + " + " + view_elem_offset(dst, ds, at_index(idx));
@@ -158,7 +158,7 @@ void KernelEmitter::dma_start(const ir::Stmt& s) {
     // same for the global side where the generic proxy writes it too.
     w_.line("kdt_cu::fence_proxy_async_shared();");
     if (generic_global_writes_.count(kind == DmaRoute::G2S ? src.ref : dst.ref)) w_.line("kdt_cu::fence_proxy_async_global();");
-    w_.line("__syncthreads();");
+    barrier();
     w_.open("if (kdt_tid == 0) {");
     if (kind == DmaRoute::G2S) w_.line("kdt_cu::mbar_expect_tx(" + bar + ", " + std::to_string(bytes) + "u);");
     // One tensor copy of the whole box where the launcher encoded its map

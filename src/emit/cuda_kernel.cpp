@@ -324,7 +324,7 @@ void KernelEmitter::emit_body() {
     }
     w_.line("kdt_cu::mbar_init_fence();");
     w_.close();
-    w_.line("__syncthreads();");
+    barrier();
   }
   find_lets_in_place(k_.body);
   block(k_.body);

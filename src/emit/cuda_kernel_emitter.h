@@ -230,6 +230,9 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   bool accumulate_dot(const std::string& target, const Expr& e) override;
   bool whole_shared_ref(const ir::View& v) const;
   std::string view_in_place(const Expr& e) override;
+  void barrier();
+  void pointer_line(const std::string& text);
+  size_t barrier_holds_at_ = static_cast<size_t>(-1);
   bool readable_in_place(const Expr& e) const;
   void find_lets_in_place(const ir::Block& b);
   std::set<const ir::Stmt*> lets_in_place_;

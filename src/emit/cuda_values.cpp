@@ -7,6 +7,22 @@
 
 namespace kdt::cuda {
 
+// A block-wide barrier, unless the last one still holds: nothing but
+// pointer declarations was written since (two barriers in a row are one).
+void KernelEmitter::barrier() {
+  if (w_.lines() == barrier_holds_at_) return;
+  w_.line("__syncthreads();");
+  barrier_holds_at_ = w_.lines();
+}
+
+// A line that only declares a pointer into shared memory: it touches no
+// memory, so a barrier just before it still holds after it.
+void KernelEmitter::pointer_line(const std::string& text) {
+  const bool holds = w_.lines() == barrier_holds_at_;
+  w_.line(text);
+  if (holds) barrier_holds_at_ = w_.lines();
+}
+
 void KernelEmitter::block(const ir::Block& b) {
   int64_t mark = top_;
   CLikeEmitter::block(b);
@@ -37,7 +53,7 @@ void KernelEmitter::let(const ir::Stmt& s) {
     w_.line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + view_in_place(*s.value) + ";");
   } else {
     int64_t off = alloc(count_of(l.type.shape) * elem_size(l.type.dtype));
-    w_.line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + smem_ptr(l.type.dtype, off) + ";");
+    pointer_line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + smem_ptr(l.type.dtype, off) + ";");
     int64_t mark = top_;
     store_tile(local_name(s.local), l.type.shape, *s.value);
     top_ = mark;
@@ -98,7 +114,7 @@ void KernelEmitter::sem_wait(const ir::Stmt& s) {
 
 
 void KernelEmitter::open_loop(const LoopCtx& ctx) {
-  w_.line("__syncthreads();");
+  barrier();
   if (ctx.shape.empty()) {
     w_.open("if (kdt_tid == 0) {");
     return;
@@ -122,7 +138,7 @@ void KernelEmitter::declare_indices(const LoopCtx& ctx) {
 
 void KernelEmitter::close_loop(const LoopCtx&) {
   w_.close();
-  w_.line("__syncthreads();");
+  barrier();
 }
 
 void KernelEmitter::store_tile(const std::string& name, const Shape& shape, const Expr& value) {
@@ -160,7 +176,7 @@ bool KernelEmitter::open_vector_loop(const ir::View& v, const std::vector<std::s
   w_.line("const bool " + aligned + " = ((reinterpret_cast<uintptr_t>(" + row0 + ")" +
           (tile.empty() ? "" : " | reinterpret_cast<uintptr_t>(" + tile + ")") + ") & 15) == 0;");
   w_.open("if (" + aligned + ") {");
-  w_.line("__syncthreads();");
+  barrier();
   *row = ref_base(v.ref) + " + " + view_elem_offset(v, starts, at_index(open_row_pieces(shape, tail, row_bytes / 16)));
   return true;
 }
@@ -188,7 +204,7 @@ std::vector<std::string> KernelEmitter::open_row_pieces(const Shape& shape, size
 
 void KernelEmitter::close_vector_loop() {
   w_.close();
-  w_.line("__syncthreads();");
+  barrier();
   w_.reopen("} else {");
 }
 
@@ -263,7 +279,7 @@ std::string KernelEmitter::declare_temp(const Expr& e, const std::string& name) 
     w_.line(T + " " + name + " = " + T + "();");
   } else {
     int64_t off = alloc(count_of(e.type.shape) * elem_size(e.type.dtype));
-    w_.line(T + "* const " + name + " = " + smem_ptr(e.type.dtype, off) + ";");
+    pointer_line(T + "* const " + name + " = " + smem_ptr(e.type.dtype, off) + ";");
   }
   return name;
 }
@@ -303,7 +319,7 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
       // A rank-1 reduce along its only axis, without keepdims: like the full reduction.
       w_.line("// (axis reduction to a scalar)");
     }
-    w_.line("__syncthreads();");
+    barrier();
     if (!shape.empty() && outer * inner < threads_ && len >= 32 && threads_ % 32 == 0) {
       // Issue 19, item 10: fewer outputs than threads (softmax's row
       // maxima and sums): a warp per output element, lane l combining
@@ -321,7 +337,7 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
       w_.line("acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, " + op + ");");
       w_.line("if (lane_ == 0) " + name + "[" + o + "] = " + from_acc(e, r, "acc_") + ";");
       w_.close();
-      w_.line("__syncthreads();");
+      barrier();
       return;
     }
     w_.open(shape.empty() ? "{" : "for (int64_t " + o + " = kdt_tid; " + o + " < " + std::to_string(outer * inner) + "; " +
@@ -332,7 +348,7 @@ void KernelEmitter::reduce(const Expr& e, const std::string& name) {
             std::to_string(len) + ", " + std::to_string(inner) + ", " + (r.sum ? "true" : "false") + ", " + op + ");");
     w_.line((shape.empty() ? name : name + "[" + o + "]") + " = " + from_acc(e, r, "acc_") + ";");
     w_.close();
-    w_.line("__syncthreads();");
+    barrier();
   }
 }
 
@@ -396,13 +412,13 @@ void KernelEmitter::emit_dot(const Expr& e, const DotOperands& d, const std::str
   auto widen = [&](const std::string& v) { return CLikeEmitter::widen(e, d, v, false); };
   const std::string shape = std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K);
   const std::string tail = accumulate ? ", true" : "";
-  w_.line("__syncthreads();");
+  barrier();
   if (wgmma_applies(d.in, e.type.dtype, M, N, K)) {
     // Warpgroups read a staged copy, so any operand alignment serves.
     const int64_t staging = alloc((M + N) * K * elem_size(d.in));
     w_.line("kdt_cu::dot_wgmma<" + shape + tail + ">(" + ap + ", " + bp + ", " + c + ", kdt_smem + " +
             std::to_string(staging) + ");");
-    w_.line("__syncthreads();");
+    barrier();
     return;
   }
   const bool mma = mma_applies(e);
@@ -423,7 +439,7 @@ void KernelEmitter::emit_dot(const Expr& e, const DotOperands& d, const std::str
   w_.line(c + "[o_] = acc_;");
   w_.close();
   if (mma) w_.close();
-  w_.line("__syncthreads();");
+  barrier();
 }
 
 void KernelEmitter::transpose(const Expr& e, const std::string& name) {
@@ -449,9 +465,9 @@ std::string KernelEmitter::reshape(const Expr& e, const std::string& name) {
   }
   if (e.operands[0]->type.shape.empty()) {
     declare_temp(e, name);
-    w_.line("__syncthreads();");
+    barrier();
     w_.line("if (kdt_tid == 0) " + name + "[0] = " + src + ";");
-    w_.line("__syncthreads();");
+    barrier();
     return name;
   }
   return src;

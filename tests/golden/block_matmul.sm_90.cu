@@ -521,8 +521,6 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
 #line 25
     __syncthreads();
 #line 25
-    __syncthreads();
-#line 25
     for (int64_t e20_ = kdt_tid; e20_ < 4096; e20_ += kdt_nt) {
 #line 25
       const int64_t i20_0_ = (e20_ / 64);
@@ -682,7 +680,7 @@ __global__ void __launch_bounds__(128) matmul_kernel(const float* a, const float
   }
 #line 27
 }
-#line 2089 "<stdout>"
+#line 2087 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned matmul_threads = 128;

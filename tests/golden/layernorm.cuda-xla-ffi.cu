@@ -101,8 +101,6 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 28
   __syncthreads();
 #line 28
-  __syncthreads();
-#line 28
   for (int64_t e4_ = kdt_tid; e4_ < 8; e4_ += kdt_nt) {
 #line 28
     const int64_t i4_0_ = e4_;
@@ -119,8 +117,6 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 28
   __syncthreads();
   float* const c = reinterpret_cast<float*>(kdt_smem + 9472);
-#line 29
-  __syncthreads();
 #line 29
   for (int64_t e5_ = kdt_tid; e5_ < 2048; e5_ += kdt_nt) {
 #line 29
@@ -141,8 +137,6 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 30
   float* const t7_ = reinterpret_cast<float*>(kdt_smem + 17792);
 #line 30
-  __syncthreads();
-#line 30
   for (int64_t e8_ = kdt_tid; e8_ < 2048; e8_ += kdt_nt) {
 #line 30
     const int64_t i8_0_ = (e8_ / 256);
@@ -161,8 +155,6 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 30
   float* const t6_ = reinterpret_cast<float*>(kdt_smem + 25984);
 #line 30
-  __syncthreads();
-#line 30
   for (int64_t o9_ = kdt_tid / 32; o9_ < 8; o9_ += kdt_nt / 32) {
 #line 30
     const int64_t lane_ = kdt_tid % 32;
@@ -176,8 +168,6 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
     if (lane_ == 0) t6_[o9_] = acc_;
 #line 30
   }
-#line 30
-  __syncthreads();
 #line 30
   __syncthreads();
 #line 30
@@ -197,8 +187,6 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 30
   __syncthreads();
   float* const rs = reinterpret_cast<float*>(kdt_smem + 17792);
-#line 31
-  __syncthreads();
 #line 31
   for (int64_t e11_ = kdt_tid; e11_ < 8; e11_ += kdt_nt) {
 #line 31
@@ -429,7 +417,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   }
 }
-#line 1836 "<stdout>"
+#line 1824 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;
