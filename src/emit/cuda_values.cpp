@@ -563,10 +563,10 @@ bool may_change(const ir::Stmt& s, int ref) {
 
 }  // namespace
 
-// Issue 19, item 10: a tile `let` of a load read_in_place accepts names the
-// elements where they are, instead of a copy, when nothing after it in its
-// block may change them (may_change) — so each use reads what the `let`
-// would have copied (`let a = a_buf[slot]; acc += dot(a, b);`).
+// Issue 19, item 10: a tile `let` of a load that readable_in_place accepts
+// names the elements where they are, instead of copying them, when nothing
+// after it in its block may change them (may_change): each use then reads
+// what the copy would have held (`let a = a_buf[slot]; acc += dot(a, b);`).
 void KernelEmitter::find_lets_in_place(const ir::Block& b) {
   for (size_t i = 0; i < b.size(); ++i) {
     const ir::Stmt& s = *b[i];
