@@ -226,16 +226,15 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void dot(const Expr& e, const std::string& name) override;
   int mma_step(DType in, DType acc) const;
   bool mma_applies(const Expr& e) const;
-  bool wgmma_applies(DType in, DType acc, int64_t M, int64_t N, int64_t K) const;
+  bool wgmma_applies(const Expr& e) const;
   bool accumulate_dot(const std::string& target, const Expr& e) override;
   bool whole_shared_ref(const ir::View& v) const;
   std::string view_in_place(const Expr& e) override;
+  // A block barrier, left out right after another (barrier_holds_at_).
   void barrier();
   void pointer_line(const std::string& text);
-  size_t barrier_holds_at_ = static_cast<size_t>(-1);
   bool readable_in_place(const Expr& e) const;
   void find_lets_in_place(const ir::Block& b);
-  std::set<const ir::Stmt*> lets_in_place_;
   void emit_dot(const Expr& e, const DotOperands& d, const std::string& c, bool accumulate);
   void transpose(const Expr& e, const std::string& name) override;
   std::string reshape(const Expr& e, const std::string& name) override;
@@ -331,5 +330,7 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void count_unwaited(int sem, const std::string& q, int64_t bytes, bool started);
   int64_t sync_slots_ = 0;           // counters per program
   std::set<int> peer_refs_;          // refs written by remote DMAs
+  size_t barrier_holds_at_ = static_cast<size_t>(-1);  // w_'s line count right after the last barrier
+  std::set<const ir::Stmt*> lets_in_place_;            // tile lets that name their elements in place
 };
 }  // namespace kdt::cuda

@@ -371,8 +371,10 @@ constexpr int64_t kWgmmaStagingLimit = 64 * 1024;
 // operand types have a warp-level tensor-core step, M a multiple of 64 (the
 // instruction's), N of 8, in a block of whole warpgroups, runs on
 // warpgroups from a staged copy of its operands (kdt_cuda_wgmma.h).
-bool KernelEmitter::wgmma_applies(DType in, DType acc, int64_t M, int64_t N, int64_t K) const {
-  const int64_t step = mma_step(in, acc);
+bool KernelEmitter::wgmma_applies(const Expr& e) const {
+  const DType in = e.operands[0]->type.dtype;
+  const int64_t M = e.type.shape[0], N = e.type.shape[1], K = e.operands[0]->type.shape[1];
+  const int64_t step = mma_step(in, e.type.dtype);
   const bool floats = in == DType::BF16 || in == DType::F16 || in == DType::F32;
   return options_.arch == "sm_90a" && step > 0 && floats && M % 64 == 0 && N % 8 == 0 && K % step == 0 &&
          threads_ % 128 == 0 && (M + N) * K * elem_size(in) <= kWgmmaStagingLimit;
@@ -397,9 +399,7 @@ void KernelEmitter::dot(const Expr& e, const std::string& name) {
 // tensor cores choose anyway (the spec fixes none within a dot); the exact
 // f32 loop keeps `acc + dot(a, b)` (docs/decisions.md).
 bool KernelEmitter::accumulate_dot(const std::string& target, const Expr& e) {
-  const Shape& a = e.operands[0]->type.shape;
-  const DType in = e.operands[0]->type.dtype;
-  if (!wgmma_applies(in, e.type.dtype, a[0], e.type.shape[1], a[1]) && !mma_applies(e)) return false;
+  if (!wgmma_applies(e) && !mma_applies(e)) return false;
   emit_dot(e, dot_operands(e), target, true);
   return true;
 }
@@ -413,7 +413,7 @@ void KernelEmitter::emit_dot(const Expr& e, const DotOperands& d, const std::str
   const std::string shape = std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K);
   const std::string tail = accumulate ? ", true" : "";
   barrier();
-  if (wgmma_applies(d.in, e.type.dtype, M, N, K)) {
+  if (wgmma_applies(e)) {
     // Warpgroups read a staged copy, so any operand alignment serves.
     const int64_t staging = alloc((M + N) * K * elem_size(d.in));
     w_.line("kdt_cu::dot_wgmma<" + shape + tail + ">(" + ap + ", " + bp + ", " + c + ", kdt_smem + " +
