@@ -187,6 +187,10 @@ class CLikeEmitter {
   virtual void prepare_load(const Expr& e) = 0;
   virtual void prepare_sem_read(const Expr& e) = 0;
   virtual std::string load(const Expr& e, const LoopCtx& ctx) = 0;
+  // Element (ctx) of tile-or-scalar local `e` (CUDA: a tile may live in registers).
+  virtual std::string local_elem(const Expr& e, const LoopCtx& ctx) {
+    return index_of(local_name(e.local), e.type.shape, ctx);
+  }
   // A dynamic start as the target checks it.
   virtual std::string checked_start(const std::string& value, const ir::View& v, size_t d, bool masked) = 0;
   // The divisor of an integer `/` or `%` as the target checks it.

@@ -115,7 +115,7 @@ std::string CLikeEmitter::elem(const Expr& e, const LoopCtx& ctx) {
   auto operand = [&](size_t i) { return elem(*e.operands[i], ctx); };
   switch (e.kind) {
     case ExprKind::Const: return const_literal(e);
-    case ExprKind::Local: return index_of(local_name(e.local), e.type.shape, ctx);
+    case ExprKind::Local: return local_elem(e, ctx);
     case ExprKind::Load: return load(e, ctx);
     case ExprKind::Unary: {
       std::string a = operand(0);

@@ -106,8 +106,12 @@ void KernelEmitter::asm_stmt(const ir::Stmt& s) {
   }
   asm_outputs_[s.asm_id] = outs;
   int64_t mark = top_;
-  for (const ir::ExprPtr& v : a.input_values) prepare(*v);
-  LoopCtx ctx = new_ctx(a.shape);
+  std::vector<const Expr*> inputs;
+  for (const ir::ExprPtr& v : a.input_values) {
+    prepare(*v);
+    inputs.push_back(v.get());
+  }
+  LoopCtx ctx = element_loop(a.shape, "", inputs);
   // A scalar asm runs once per program, as on the C++ path (issue 19, item
   // 4): thread 0 runs it and the outputs reach every thread through shared
   // memory. Were every thread to run it, a thread-varying result (%laneid,

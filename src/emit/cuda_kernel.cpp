@@ -327,6 +327,7 @@ void KernelEmitter::emit_body() {
     barrier();
   }
   find_lets_in_place(k_.body);
+  plan_register_tiles();
   block(k_.body);
   w_.source_line(emit::closing_brace(k_.range));  // the program's end, as in C
   w_.close();

@@ -9,6 +9,7 @@
 //                      the semaphores other devices raise;
 //   cuda_staging.cpp   remote DMAs into @shared: staging rings in the
 //                      receiver's sync buffer, applied by its waits;
+//   cuda_registers.cpp tile values held in registers;
 //   cuda_asm.cpp       inline PTX.
 #pragma once
 
@@ -200,6 +201,18 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   void close_loop(const LoopCtx& ctx) override;
   void store_tile(const std::string& name, const Shape& shape, const Expr& value) override;
   void declare_indices(const LoopCtx& ctx);
+
+  // ----- tile values in registers (cuda_registers.cpp) ---------------------------------------
+  // Issue 19, item 10: a tile value every read of which is its own
+  // element in a loop of its shape lives in a register array per thread.
+  void plan_register_tiles();
+  int64_t register_slots(const Shape& shape) const;
+  bool reads_registers(const Expr& e) const;
+  bool reads_shared_state(const Expr& e) const;
+  std::string local_elem(const Expr& e, const LoopCtx& ctx) override;
+  LoopCtx element_loop(const Shape& shape, const std::string& into, const std::vector<const Expr*>& values);
+  std::set<int> register_tiles_;          // locals held in registers
+  std::set<std::string> register_names_;  // and their names
   // Tiles to and from @global rows in 16-byte pieces (issue 19, item 10):
   // each emits the vector copy and opens the `else` of its run-time
   // alignment test, where the element loop goes (false: nothing emitted).

@@ -51,6 +51,13 @@ void KernelEmitter::let(const ir::Stmt& s) {
     w_.line("(void)" + local_name(s.local) + ";");
   } else if (lets_in_place_.count(&s)) {
     w_.line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + view_in_place(*s.value) + ";");
+  } else if (register_tiles_.count(s.local)) {
+    const std::string& name = local_name(s.local);
+    w_.line(ctype(l.type.dtype) + " " + name + "[" + std::to_string(register_slots(l.type.shape)) + "];  // in registers");
+    w_.line("(void)" + name + ";");
+    int64_t mark = top_;
+    store_tile(name, l.type.shape, *s.value);
+    top_ = mark;
   } else {
     int64_t off = alloc(count_of(l.type.shape) * elem_size(l.type.dtype));
     pointer_line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + smem_ptr(l.type.dtype, off) + ";");
@@ -114,9 +121,21 @@ void KernelEmitter::sem_wait(const ir::Stmt& s) {
 
 
 void KernelEmitter::open_loop(const LoopCtx& ctx) {
-  barrier();
+  if (ctx.fenced) barrier();
   if (ctx.shape.empty()) {
     w_.open("if (kdt_tid == 0) {");
+    return;
+  }
+  if (!ctx.slot.empty()) {
+    // The same elements per thread as the block-stride loop (blockDim.x is
+    // threads(T)), each slot a register once the loop is unrolled.
+    const int64_t n = count_of(ctx.shape);
+    w_.line("#pragma unroll");
+    w_.open("for (int " + ctx.slot + " = 0; " + ctx.slot + " < " + std::to_string(register_slots(ctx.shape)) + "; ++" +
+            ctx.slot + ") {");
+    w_.line("const int64_t " + ctx.flat + " = kdt_tid + " + ctx.slot + " * " + std::to_string(threads_) + ";");
+    if (n % threads_) w_.line("if (" + ctx.flat + " >= " + std::to_string(n) + ") break;");
+    declare_indices(ctx);
     return;
   }
   w_.open("for (int64_t " + ctx.flat + " = kdt_tid; " + ctx.flat + " < " + std::to_string(count_of(ctx.shape)) + "; " +
@@ -136,17 +155,18 @@ void KernelEmitter::declare_indices(const LoopCtx& ctx) {
   }
 }
 
-void KernelEmitter::close_loop(const LoopCtx&) {
+void KernelEmitter::close_loop(const LoopCtx& ctx) {
   w_.close();
-  barrier();
+  if (ctx.fenced) barrier();
 }
 
 void KernelEmitter::store_tile(const std::string& name, const Shape& shape, const Expr& value) {
   prepare(value);
-  const bool vector = vector_load(name, shape, value);
-  LoopCtx ctx = new_ctx(shape);
+  const bool into_registers = register_names_.count(name) != 0;
+  const bool vector = !into_registers && !reads_registers(value) && vector_load(name, shape, value);
+  LoopCtx ctx = element_loop(shape, name, {&value});
   open_loop(ctx);
-  w_.line(name + "[" + ctx.flat + "] = " + elem(value, ctx) + ";");
+  w_.line(name + "[" + (into_registers ? ctx.slot : ctx.flat) + "] = " + elem(value, ctx) + ";");
   close_loop(ctx);
   if (vector) w_.close();
 }
@@ -399,7 +419,7 @@ void KernelEmitter::dot(const Expr& e, const std::string& name) {
 // tensor cores choose anyway (the spec fixes none within a dot); the exact
 // f32 loop keeps `acc + dot(a, b)` (docs/decisions.md).
 bool KernelEmitter::accumulate_dot(const std::string& target, const Expr& e) {
-  if (!wgmma_applies(e) && !mma_applies(e)) return false;
+  if (register_names_.count(target) || (!wgmma_applies(e) && !mma_applies(e))) return false;
   emit_dot(e, dot_operands(e), target, true);
   return true;
 }
@@ -604,8 +624,8 @@ void KernelEmitter::store_view(const ir::Stmt& s) {
   if (!vshape.empty() && reads_ref(*s.value, v.ref) && !same_elements(*s.value, v)) {
     value_array = materialize_array(*s.value);
   }
-  const bool vector = value_array.empty() && vector_store(s, starts);
-  LoopCtx ctx = new_ctx(vshape);
+  const bool vector = value_array.empty() && !reads_registers(*s.value) && vector_store(s, starts);
+  LoopCtx ctx = element_loop(vshape, "", {s.value.get(), s.mask.get()});
   open_loop(ctx);
   std::string target = ref_base(v.ref) + "[" + view_elem_offset(v, starts, ctx) + "]";
   std::string value = value_array.empty() ? elem(*s.value, ctx) : index_of(value_array, s.value->type.shape, ctx);

@@ -22,6 +22,13 @@ struct LoopCtx {
   Shape shape;
   std::vector<std::string> index;  // one name per dimension (empty: one flat loop)
   std::string flat = "0";          // the flat index
+  // CUDA only. A loop over tile values some of which live in registers
+  // (cuda_registers.cpp) runs each thread over its own elements in an
+  // unrolled loop: `slot` names its register slot (empty: a block-stride
+  // loop). `fenced`: barriers before and after it (none where it only
+  // reads registers and read-only memory and writes registers).
+  std::string slot;
+  bool fenced = true;
 };
 
 // Offset of the loop's current element in a row-major array of `shape`,

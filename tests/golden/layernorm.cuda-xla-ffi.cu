@@ -1,6 +1,6 @@
 namespace kdt_kernels {
 
-// Kernel `layernorm`: grid [64] = 64 blocks of 128 threads, 26016 bytes of dynamic shared memory.
+// Kernel `layernorm`: grid [64] = 64 blocks of 128 threads, 17696 bytes of dynamic shared memory.
 __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd)
 {
   extern __shared__ __align__(128) unsigned char kdt_smem[];
@@ -116,9 +116,17 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
   }
 #line 28
   __syncthreads();
-  float* const c = reinterpret_cast<float*>(kdt_smem + 9472);
+  float c[16];  // in registers
 #line 29
-  for (int64_t e5_ = kdt_tid; e5_ < 2048; e5_ += kdt_nt) {
+  (void)c;
+#line 29
+  __syncthreads();
+#line 29
+  #pragma unroll
+#line 29
+  for (int k6_ = 0; k6_ < 16; ++k6_) {
+#line 29
+    const int64_t e5_ = kdt_tid + k6_ * 128;
 #line 29
     const int64_t i5_0_ = (e5_ / 256);
 #line 29
@@ -128,88 +136,108 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 29
     (void)i5_1_;
 #line 29
-    c[e5_] = kdt_cu::op_sub(t[e5_], mean[i5_0_]);
+    c[k6_] = kdt_cu::op_sub(t[e5_], mean[i5_0_]);
 #line 29
   }
 #line 29
   __syncthreads();
-  float* const variance = reinterpret_cast<float*>(kdt_smem + 17664);
+  float variance[1];  // in registers
 #line 30
-  float* const t7_ = reinterpret_cast<float*>(kdt_smem + 17792);
+  (void)variance;
 #line 30
-  for (int64_t e8_ = kdt_tid; e8_ < 2048; e8_ += kdt_nt) {
+  float* const t8_ = reinterpret_cast<float*>(kdt_smem + 9472);
 #line 30
-    const int64_t i8_0_ = (e8_ / 256);
+  __syncthreads();
 #line 30
-    (void)i8_0_;
+  #pragma unroll
 #line 30
-    const int64_t i8_1_ = e8_ % 256;
+  for (int k10_ = 0; k10_ < 16; ++k10_) {
 #line 30
-    (void)i8_1_;
+    const int64_t e9_ = kdt_tid + k10_ * 128;
 #line 30
-    t7_[e8_] = kdt_cu::op_mul(c[e8_], c[e8_]);
+    const int64_t i9_0_ = (e9_ / 256);
+#line 30
+    (void)i9_0_;
+#line 30
+    const int64_t i9_1_ = e9_ % 256;
+#line 30
+    (void)i9_1_;
+#line 30
+    t8_[e9_] = kdt_cu::op_mul(c[k10_], c[k10_]);
 #line 30
   }
 #line 30
   __syncthreads();
 #line 30
-  float* const t6_ = reinterpret_cast<float*>(kdt_smem + 25984);
+  float* const t7_ = reinterpret_cast<float*>(kdt_smem + 17664);
 #line 30
-  for (int64_t o9_ = kdt_tid / 32; o9_ < 8; o9_ += kdt_nt / 32) {
+  for (int64_t o11_ = kdt_tid / 32; o11_ < 8; o11_ += kdt_nt / 32) {
 #line 30
     const int64_t lane_ = kdt_tid % 32;
 #line 30
     float acc_ = float();
 #line 30
-    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t7_[(o9_ / 1) * 256 + o9_ % 1 + r_ * 1]);
+    for (int64_t r_ = lane_; r_ < 256; r_ += 32) acc_ = kdt_cu::AddOp{}(acc_, t8_[(o11_ / 1) * 256 + o11_ % 1 + r_ * 1]);
 #line 30
     acc_ = kdt_cu::warp_reduce(acc_, 32u, 32u, kdt_cu::AddOp{});
 #line 30
-    if (lane_ == 0) t6_[o9_] = acc_;
+    if (lane_ == 0) t7_[o11_] = acc_;
 #line 30
   }
 #line 30
   __syncthreads();
 #line 30
-  for (int64_t e10_ = kdt_tid; e10_ < 8; e10_ += kdt_nt) {
+  #pragma unroll
 #line 30
-    const int64_t i10_0_ = e10_;
+  for (int k13_ = 0; k13_ < 1; ++k13_) {
 #line 30
-    (void)i10_0_;
+    const int64_t e12_ = kdt_tid + k13_ * 128;
 #line 30
-    const int64_t i10_1_ = e10_ % 1;
+    if (e12_ >= 8) break;
 #line 30
-    (void)i10_1_;
+    const int64_t i12_0_ = e12_;
 #line 30
-    variance[e10_] = kdt_cu::op_div(t6_[e10_], kdt_cu::convert<float>(int32_t(256)));
+    (void)i12_0_;
+#line 30
+    const int64_t i12_1_ = e12_ % 1;
+#line 30
+    (void)i12_1_;
+#line 30
+    variance[k13_] = kdt_cu::op_div(t7_[e12_], kdt_cu::convert<float>(int32_t(256)));
 #line 30
   }
 #line 30
   __syncthreads();
-  float* const rs = reinterpret_cast<float*>(kdt_smem + 17792);
+  float* const rs = reinterpret_cast<float*>(kdt_smem + 9472);
 #line 31
-  for (int64_t e11_ = kdt_tid; e11_ < 8; e11_ += kdt_nt) {
+  #pragma unroll
 #line 31
-    const int64_t i11_0_ = e11_;
+  for (int k15_ = 0; k15_ < 1; ++k15_) {
 #line 31
-    (void)i11_0_;
+    const int64_t e14_ = kdt_tid + k15_ * 128;
 #line 31
-    const int64_t i11_1_ = e11_ % 1;
+    if (e14_ >= 8) break;
 #line 31
-    (void)i11_1_;
+    const int64_t i14_0_ = e14_;
 #line 31
-    rs[e11_] = kdt_cu::math::rsqrt(kdt_cu::op_add(variance[e11_], eps));
+    (void)i14_0_;
+#line 31
+    const int64_t i14_1_ = e14_ % 1;
+#line 31
+    (void)i14_1_;
+#line 31
+    rs[e14_] = kdt_cu::math::rsqrt(kdt_cu::op_add(variance[k15_], eps));
 #line 31
   }
 #line 31
   __syncthreads();
-  float* const g = reinterpret_cast<float*>(kdt_smem + 17920);
+  float* const g = reinterpret_cast<float*>(kdt_smem + 9600);
 #line 32
-  float* const t13_ = reinterpret_cast<float*>(kdt_smem + 18944);
+  float* const t17_ = reinterpret_cast<float*>(kdt_smem + 10624);
 #line 32
-  const bool vec14_ = ((reinterpret_cast<uintptr_t>(gamma + 0) | reinterpret_cast<uintptr_t>(t13_)) & 15) == 0;
+  const bool vec18_ = ((reinterpret_cast<uintptr_t>(gamma + 0) | reinterpret_cast<uintptr_t>(t17_)) & 15) == 0;
 #line 32
-  if (vec14_) {
+  if (vec18_) {
 #line 32
     __syncthreads();
 #line 32
@@ -219,7 +247,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 32
       (void)row_;
 #line 32
-      reinterpret_cast<uint4*>(t13_)[c_] = reinterpret_cast<const uint4*>(gamma + 0)[col_];
+      reinterpret_cast<uint4*>(t17_)[c_] = reinterpret_cast<const uint4*>(gamma + 0)[col_];
 #line 32
     }
 #line 32
@@ -229,13 +257,13 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 32
     __syncthreads();
 #line 32
-    for (int64_t e15_ = kdt_tid; e15_ < 256; e15_ += kdt_nt) {
+    for (int64_t e19_ = kdt_tid; e19_ < 256; e19_ += kdt_nt) {
 #line 32
-      const int64_t i15_0_ = e15_;
+      const int64_t i19_0_ = e19_;
 #line 32
-      (void)i15_0_;
+      (void)i19_0_;
 #line 32
-      t13_[e15_] = gamma[(i15_0_)];
+      t17_[e19_] = gamma[(i19_0_)];
 #line 32
     }
 #line 32
@@ -245,26 +273,26 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 32
   __syncthreads();
 #line 32
-  for (int64_t e16_ = kdt_tid; e16_ < 256; e16_ += kdt_nt) {
+  for (int64_t e20_ = kdt_tid; e20_ < 256; e20_ += kdt_nt) {
 #line 32
-    const int64_t i16_0_ = (e16_ / 256);
+    const int64_t i20_0_ = (e20_ / 256);
 #line 32
-    (void)i16_0_;
+    (void)i20_0_;
 #line 32
-    const int64_t i16_1_ = e16_ % 256;
+    const int64_t i20_1_ = e20_ % 256;
 #line 32
-    (void)i16_1_;
+    (void)i20_1_;
 #line 32
-    g[e16_] = t13_[e16_];
+    g[e20_] = t17_[e20_];
 #line 32
   }
 #line 32
   __syncthreads();
-  float* const t18_ = reinterpret_cast<float*>(kdt_smem + 18944);
+  float* const t22_ = reinterpret_cast<float*>(kdt_smem + 10624);
 #line 33
-  const bool vec19_ = ((reinterpret_cast<uintptr_t>(beta + 0) | reinterpret_cast<uintptr_t>(t18_)) & 15) == 0;
+  const bool vec23_ = ((reinterpret_cast<uintptr_t>(beta + 0) | reinterpret_cast<uintptr_t>(t22_)) & 15) == 0;
 #line 33
-  if (vec19_) {
+  if (vec23_) {
 #line 33
     __syncthreads();
 #line 33
@@ -274,7 +302,7 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
       (void)row_;
 #line 33
-      reinterpret_cast<uint4*>(t18_)[c_] = reinterpret_cast<const uint4*>(beta + 0)[col_];
+      reinterpret_cast<uint4*>(t22_)[c_] = reinterpret_cast<const uint4*>(beta + 0)[col_];
 #line 33
     }
 #line 33
@@ -284,84 +312,48 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 33
     __syncthreads();
 #line 33
-    for (int64_t e20_ = kdt_tid; e20_ < 256; e20_ += kdt_nt) {
+    for (int64_t e24_ = kdt_tid; e24_ < 256; e24_ += kdt_nt) {
 #line 33
-      const int64_t i20_0_ = e20_;
-#line 33
-      (void)i20_0_;
-#line 33
-      t18_[e20_] = beta[(i20_0_)];
-#line 33
-    }
-#line 33
-    __syncthreads();
-#line 33
-  }
-#line 33
-  const int64_t start21_ = static_cast<int64_t>(r0);
-#line 33
-  const bool vec22_ = ((reinterpret_cast<uintptr_t>(y + (start21_ + 0) * 256)) & 15) == 0;
-#line 33
-  if (vec22_) {
-#line 33
-    __syncthreads();
-#line 33
-    for (int64_t c_ = kdt_tid; c_ < 512; c_ += kdt_nt) {
-#line 33
-      const int64_t row_ = c_ / 512, col_ = c_ % 512;
-#line 33
-      (void)row_;
-#line 33
-      alignas(16) float piece_[4];
-#line 33
-      for (int q_ = 0; q_ < 4; ++q_) {
-#line 33
-        const int64_t e23_ = c_ * 4 + q_;
-#line 33
-        const int64_t i23_0_ = (e23_ / 256);
-#line 33
-        (void)i23_0_;
-#line 33
-        const int64_t i23_1_ = e23_ % 256;
-#line 33
-        (void)i23_1_;
-#line 33
-        piece_[q_] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e23_], rs[i23_0_]), g[i23_1_]), t18_[i23_1_]);
-#line 33
-      }
-#line 33
-      reinterpret_cast<uint4*>(y + (start21_ + 0) * 256)[col_] = *reinterpret_cast<const uint4*>(piece_);
-#line 33
-    }
-#line 33
-    __syncthreads();
-#line 33
-  } else {
-#line 33
-    __syncthreads();
-#line 33
-    for (int64_t e24_ = kdt_tid; e24_ < 2048; e24_ += kdt_nt) {
-#line 33
-      const int64_t i24_0_ = (e24_ / 256);
+      const int64_t i24_0_ = e24_;
 #line 33
       (void)i24_0_;
 #line 33
-      const int64_t i24_1_ = e24_ % 256;
-#line 33
-      (void)i24_1_;
-#line 33
-      y[(start21_ + i24_0_) * 256 + (i24_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[e24_], rs[i24_0_]), g[i24_1_]), t18_[i24_1_]);
+      t22_[e24_] = beta[(i24_0_)];
 #line 33
     }
 #line 33
     __syncthreads();
 #line 33
   }
+#line 33
   const int64_t start25_ = static_cast<int64_t>(r0);
+#line 33
+  __syncthreads();
+#line 33
+  #pragma unroll
+#line 33
+  for (int k27_ = 0; k27_ < 16; ++k27_) {
+#line 33
+    const int64_t e26_ = kdt_tid + k27_ * 128;
+#line 33
+    const int64_t i26_0_ = (e26_ / 256);
+#line 33
+    (void)i26_0_;
+#line 33
+    const int64_t i26_1_ = e26_ % 256;
+#line 33
+    (void)i26_1_;
+#line 33
+    y[(start25_ + i26_0_) * 256 + (i26_1_)] = kdt_cu::op_add(kdt_cu::op_mul(kdt_cu::op_mul(c[k27_], rs[i26_0_]), g[i26_1_]), t22_[i26_1_]);
+#line 33
+  }
+#line 33
+  __syncthreads();
+  const int64_t start28_ = static_cast<int64_t>(r0);
 #line 34
-  const bool vec26_ = ((reinterpret_cast<uintptr_t>(rstd + (start25_ + 0))) & 15) == 0;
+  const bool vec29_ = ((reinterpret_cast<uintptr_t>(rstd + (start28_ + 0))) & 15) == 0;
 #line 34
-  if (vec26_) {
+  if (vec29_) {
 #line 34
     __syncthreads();
 #line 34
@@ -375,21 +367,21 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
       for (int q_ = 0; q_ < 4; ++q_) {
 #line 34
-        const int64_t e27_ = c_ * 4 + q_;
+        const int64_t e30_ = c_ * 4 + q_;
 #line 34
-        const int64_t i27_0_ = e27_;
+        const int64_t i30_0_ = e30_;
 #line 34
-        (void)i27_0_;
+        (void)i30_0_;
 #line 34
-        const int64_t i27_1_ = e27_ % 1;
+        const int64_t i30_1_ = e30_ % 1;
 #line 34
-        (void)i27_1_;
+        (void)i30_1_;
 #line 34
-        piece_[q_] = rs[e27_];
+        piece_[q_] = rs[e30_];
 #line 34
       }
 #line 34
-      reinterpret_cast<uint4*>(rstd + (start25_ + 0))[col_] = *reinterpret_cast<const uint4*>(piece_);
+      reinterpret_cast<uint4*>(rstd + (start28_ + 0))[col_] = *reinterpret_cast<const uint4*>(piece_);
 #line 34
     }
 #line 34
@@ -399,17 +391,17 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
     __syncthreads();
 #line 34
-    for (int64_t e28_ = kdt_tid; e28_ < 8; e28_ += kdt_nt) {
+    for (int64_t e31_ = kdt_tid; e31_ < 8; e31_ += kdt_nt) {
 #line 34
-      const int64_t i28_0_ = e28_;
+      const int64_t i31_0_ = e31_;
 #line 34
-      (void)i28_0_;
+      (void)i31_0_;
 #line 34
-      const int64_t i28_1_ = e28_ % 1;
+      const int64_t i31_1_ = e31_ % 1;
 #line 34
-      (void)i28_1_;
+      (void)i31_1_;
 #line 34
-      rstd[(start25_ + i28_0_)] = rs[e28_];
+      rstd[(start28_ + i31_0_)] = rs[e31_];
 #line 34
     }
 #line 34
@@ -417,12 +409,12 @@ __global__ void __launch_bounds__(128) layernorm_kernel(const float* x, const fl
 #line 34
   }
 }
-#line 1824 "<stdout>"
+#line 1816 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned layernorm_threads = 128;
 constexpr unsigned layernorm_blocks = 64;
-constexpr size_t layernorm_shared_bytes = 26016;
+constexpr size_t layernorm_shared_bytes = 17696;
 // Launches `layernorm` on `stream`: device pointers (row-major), scalars by value.
 // Returns the launch status (cudaGetLastError after the launch).
 inline cudaError_t layernorm(const float* x, const float* gamma, const float* beta, float eps, float* y, float* rstd, cudaStream_t stream = 0) {

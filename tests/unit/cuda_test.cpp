@@ -331,7 +331,7 @@ TEST_SUITE("cuda_emit") {
   TEST_CASE("vectorised global loads and stores: uint4 pieces of whole rows, the element loop where they cannot be") {
     TempDir tmp;
     kdt::test::write_text(tmp.file("v.kd"),
-                          "kernel rows(x: in f32[64, 256] @global, y: out f32[64, 256] @global) grid(8) {\n"
+                          "kernel rows(x: in f32[64, 256] @global, y: out f32[64, 256] @global) grid(8) threads(32) {\n"
                           "    let i = program_id(0);\n"
                           "    let t = x[ds(i * 8, 8), ds(64, 128)];\n"
                           "    y[ds(i * 8, 8), ds(64, 128)] = t * 2.0;\n"
@@ -349,10 +349,10 @@ TEST_SUITE("cuda_emit") {
     CHECK(v.find("alignas(16) float piece_[4];") != std::string::npos);
     CHECK(v.find("reinterpret_cast<uint4*>(y + (start3_ + ((row_ / 1) % 8)) * 256 + (64 + 0))[col_] = "
                  "*reinterpret_cast<const uint4*>(piece_);") != std::string::npos);
-    // Rows of 6 f32 (24 bytes): element by element only.
-    CHECK(v.find("float* const u = ") != std::string::npos);
-    CHECK(v.find("reinterpret_cast<uint4*>(u)") == std::string::npos);
-    CHECK(v.find("uint4*>(y + (start", v.find("float* const u = ")) == std::string::npos);
+    // Rows of 6 f32 (24 bytes): element by element only (u, 2 elements
+    // per thread, is held in registers).
+    CHECK(v.find("float u[2];  // in registers") != std::string::npos);
+    CHECK(v.find("uint4*>(y + (start", v.find("float u[2];")) == std::string::npos);
     if (std::string nvcc = find_tool("nvcc"); !nvcc.empty()) {
       kdt::test::write_text(tmp.file("v.cu"), v);
       CHECK(sh(nvcc + " -std=c++17 -arch=sm_90 -c " + tmp.file("v.cu") + " -o " + tmp.file("v.o")) == 0);
@@ -663,7 +663,7 @@ kernel alias(x: in f32[64] @global, y: out f32[64] @global) grid(1) {
 }
 )KD");
     const std::string relet = cuda_sm90(tmp.file("relet.kd"));
-    CHECK(relet.find("float* const t = reinterpret_cast<float*>(kdt_smem + ") != std::string::npos);
+    CHECK(relet.find("float t[1];  // in registers") != std::string::npos);
     CHECK(relet.find("float* const u = kdt_s_kd_s;") != std::string::npos);
     RunResult wg = run_kdt("--emit=cuda --arch=sm_90a --cuda-tf32 " + shell_quote(sample("matmul")));
     REQUIRE(wg.status == 0);
