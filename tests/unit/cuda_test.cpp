@@ -748,6 +748,70 @@ kernel cols(x: in f32[64, 256] @global, y: out f32[1, 256] @global) grid(1) {
     CHECK(cols.find(", 64, 256, true, kdt_cu::AddOp{});") != std::string::npos);
   }
 
+  // Issue 19, item 10: a tile value read only element by element in its
+  // own layout lives in registers; anything else keeps it in shared memory.
+  TEST_CASE("tile values in registers: only where every read is the reading thread's own element") {
+    TempDir tmp;
+    kdt::test::write_text(tmp.file("r.kd"), R"KD(
+kernel regs(x: in f32[1000] @global, y: out f32[1000] @global, z: out f32[8, 125] @global) grid(1) {
+    let a = x[...];                       // registers: read only at its own elements
+    let b = a * a + 1.0;                  // registers, from registers alone
+    y[...] = b - a;
+    let c = reshape(x[...], [8, 125]);    // read by an axis reduction: shared memory
+    let m = max(c, axis=1, keepdims=true);
+    let d = c - m;                        // registers; m is broadcast: shared memory
+    z[...] = d;
+    let big = x[...] * 2.0;               // 8 slots of f32: 32 bytes, fits
+    y[...] = big;
+}
+kernel wide(x: in f64[4096] @global, y: out f64[4096] @global) grid(1) {
+    let t = x[...] + 1.0;                 // 32 slots of f64 per thread: too many
+    y[...] = t;
+}
+)KD");
+    const std::string r = cuda_sm90(tmp.file("r.kd"));
+    const size_t regs = r.find("regs_kernel("), wide = r.find("wide_kernel(");
+    REQUIRE(regs != std::string::npos);
+    REQUIRE(wide != std::string::npos);
+    const std::string k = r.substr(regs, wide - regs);
+    // 1000 elements over 128 threads: 8 slots, the last one partly empty.
+    CHECK(k.find("float a[8];  // in registers") != std::string::npos);
+    CHECK(k.find("float b[8];  // in registers") != std::string::npos);
+    CHECK(k.find("float kd_d[8];  // in registers") != std::string::npos);
+    CHECK(k.find("float big[8];  // in registers") != std::string::npos);
+    CHECK(k.find("float* const c = ") != std::string::npos);
+    CHECK(k.find("float* const m = ") != std::string::npos);
+    CHECK(k.find("#pragma unroll") != std::string::npos);
+    CHECK(k.find(" = kdt_tid + k") != std::string::npos);
+    CHECK(k.find(" * 128;") != std::string::npos);
+    CHECK(k.find(" >= 1000) break;") != std::string::npos);
+    // `let a = x[...]` (an `in` parameter) and `let b = a * a + 1.0` touch
+    // no shared state: no barrier from the first to the end of the second.
+    const size_t a_decl = k.find("float a[8];"), b_write = k.find("b[k", a_decl);
+    REQUIRE(b_write != std::string::npos);
+    const size_t b_end = k.find("}", b_write);
+    CHECK(k.substr(a_decl, b_end - a_decl).find("__syncthreads") == std::string::npos);
+    // d reads shared c and m: its loop is fenced.
+    const size_t d_decl = k.find("float kd_d[8];"), z_store = k.find("z[", d_decl);
+    REQUIRE(z_store != std::string::npos);
+    CHECK(k.substr(d_decl, z_store - d_decl).find("__syncthreads") != std::string::npos);
+    CHECK(r.substr(wide).find("double* const t = ") != std::string::npos);
+    if (std::string nvcc = find_tool("nvcc"); !nvcc.empty()) {
+      // Once unrolled, the slots are registers: no local memory.
+      kdt::test::write_text(tmp.file("r.cu"), r);
+      REQUIRE(sh(nvcc + " -std=c++17 -arch=sm_90 -ptx " + tmp.file("r.cu") + " -o " + tmp.file("r.ptx")) == 0);
+      const std::string ptx = read_text(tmp.file("r.ptx"));
+      CHECK(ptx.find("ld.local") == std::string::npos);
+      CHECK(ptx.find("st.local") == std::string::npos);
+    }
+    // In the samples: every tile of stencil is in registers.
+    const std::string stencil = cuda_sm90(sample("stencil"));
+    for (const char* name : {"idx", "mid", "lm", "rm", "l", "r"}) {
+      INFO(name);
+      CHECK(stencil.find(std::string(name) + "[4];  // in registers") != std::string::npos);
+    }
+  }
+
   TEST_CASE("without NVRTC and nvcc, --emit=ptx says cuda-toolchain-missing") {
     // Hide the toolchain through the documented switch.
     TempDir tmp;
