@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""The compiled path run without a GPU: every kernel of the single-device
+samples that uses no DMA, mbarrier, tensor core or inline PTX is emitted
+as CUDA (`kdt --emit=cuda --arch=sm_90`), its `__global__` function is
+compiled for the host against tests/cuda_host/kdt_cuda_host.h (one fiber
+per CUDA thread, block after block; `__syncthreads()` and warp shuffles
+where they meet), run on NumPy inputs, and its outputs compared with the
+interpretation path's (`kdt run`) on the same inputs. Element loops,
+block-stride and register-tile layouts, barriers, block and warp
+reductions and the value runtime are what this checks; a barrier some
+threads of a block do not reach fails the kernel.
+
+  usage: emulate.py KDT SOURCE_DIR WORK_DIR
+Prints EMULATION-SKIPPED (and passes) without the CUDA headers.
+"""
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+kdt, root, work = (os.path.abspath(a) for a in sys.argv[1:4])
+
+# The kernels that must run here with 128 threads (a kernel dropping out of
+# this list, for instance because it starts using a DMA, fails the test
+# until the list says so); None: whichever the sample has that can.
+EXPECTED = {"softmax": ["softmax"], "stencil": ["stencil"], "hash_rng": ["hash_rng"],
+            "ragged_edge": ["ragged_edge", "ragged_rows"], "collatz": ["collatz"],
+            "mixed_precision": ["rope", "quantize_rows"], "reduction": None, "generic_matmul": None,
+            "block_reduce": None}
+# Each sample is emitted for the default 128 threads per block and for 100
+# (a partial last warp: block reductions over 3 whole warps and 4 lanes,
+# register slots whose last one is partly empty, no warp-per-row reductions).
+VARIANTS = ["", "--threads=100"]
+# What the host model does not run.
+UNSUPPORTED = ["asm volatile", "asm(", "mbarrier", "kdt_cu::dma", "dot_mma", "dot_wgmma", "kdt_q_", "kdt_cu::bulk",
+               "tensor", "atomic", "cp_async", "kdt_sync", "kdt_peer", "nvshmem"]
+NP = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
+      "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": np.uint16,
+      "f32": np.float32, "f64": np.float64}
+CT = {"bool": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", "u8": "uint8_t",
+      "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t", "f16": "__half", "bf16": "__nv_bfloat16",
+      "f32": "float", "f64": "double"}
+
+
+def cuda_include():
+    nvcc = shutil.which("nvcc")
+    for base in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda", os.path.dirname(os.path.dirname(nvcc or ""))):
+        if base and os.path.exists(os.path.join(base, "include", "cuda_fp16.h")):
+            return os.path.join(base, "include")
+    return None
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def ir_kernels(path):
+    """Each kernel's parameters from `kdt --emit=ir`: name, dtype, shape (None: scalar), mode."""
+    out, cur = {}, None
+    for line in sh([kdt, "--emit=ir", path]).stdout.splitlines():
+        m = re.match(r"kernel @(\w+)(.*)", line)
+        if m:
+            nd = re.search(r"devices\(([^)]*)\)", m.group(2))
+            cur = out[m.group(1)] = {"devices": bool(nd) and nd.group(1) != "1", "params": []}
+            continue
+        m = re.match(r"\s*param %(\w+): (\w+)(?:\[([^\]]*)\])?(?: @(\w+))?(?: (inout|in|out))?", line)
+        if m and cur is not None:
+            name, dt, shape, _, mode = m.groups()
+            cur["params"].append({"name": name, "dtype": dt, "mode": mode or "in",
+                                  "shape": [int(s) for s in shape.split(",")] if shape else None})
+    return out
+
+
+def cuda_kernels(text):
+    """name -> (blocks, threads, shared bytes, C parameter names, the __global__ function's text)."""
+    found = {}
+    for m in re.finditer(r"^// Kernel `(\w+)`: grid \[[^\]]*\] = (\d+) blocks of (\d+) threads, (\d+) bytes of dynamic "
+                         r"shared memory\.\n(__global__ void __launch_bounds__\(\d+\) (\w+)_kernel\(([^)]*)\)\n\{\n.*?\n\}\n)",
+                         text, re.M | re.S):
+        params = [p.strip().split()[-1].lstrip("*") for p in m.group(7).split(",") if p.strip()]
+        found[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)), params, m.group(5))
+    return found
+
+
+def scalar_value(p):
+    return "1.5" if p["dtype"] in ("f16", "bf16", "f32", "f64") else "3"
+
+
+def scalar_expr(p):
+    v = scalar_value(p)
+    return {"f16": "__float2half(%s)", "bf16": "__float2bfloat16(%s)"}.get(p["dtype"], CT[p["dtype"]] + "(%s)") % v
+
+
+def gen(rng, p):
+    dt, shape = p["dtype"], p["shape"]
+    if dt in ("f32", "f64", "f16"):
+        return rng.uniform(-1, 1, shape).astype(NP[dt])
+    if dt == "bf16":
+        return (rng.uniform(-1, 1, shape).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    if dt == "bool":
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    lo, hi = (0, 100) if dt.startswith("u") else (-50, 50)
+    return rng.integers(lo, hi, shape).astype(NP[dt])
+
+
+def host_program(name, blocks, threads, smem, cparams, params, body):
+    byname = {p["name"]: p for p in params}
+    lines = ['#include "kdt_cuda_host.h"', "namespace kdt_kernels {",
+             "alignas(128) unsigned char kdt_smem[%d];" % max(smem, 16), body, "}  // namespace kdt_kernels",
+             "static void* load(const char* dir, const char* name, size_t n, bool read) {",
+             "  void* p = std::aligned_alloc(256, (n + 255) / 256 * 256 + 256);",
+             "  std::memset(p, 0xFF, n);  // an element the kernel forgets to write shows as NaN or -1",
+             "  if (!read) return p;",
+             "  char path[4096]; std::snprintf(path, sizeof path, \"%s/%s.bin\", dir, name);",
+             "  FILE* f = std::fopen(path, \"rb\");",
+             "  if (!f || std::fread(p, 1, n, f) != n) { std::fprintf(stderr, \"cannot read %s\\n\", path); std::exit(3); }",
+             "  std::fclose(f); return p;", "}",
+             "int main(int, char** argv) {", "  const char* dir = argv[1];", "  const char* out = argv[2];"]
+    args = []
+    for c in cparams:
+        p = byname[c] if c in byname else byname[c[len("kd_"):]]
+        if p["shape"] is None:
+            lines.append("  const %s %s = %s;" % (CT[p["dtype"]], c, scalar_expr(p)))
+        else:
+            n = int(np.prod(p["shape"])) * np.dtype(NP[p["dtype"]]).itemsize
+            lines.append("  %s* %s = static_cast<%s*>(load(dir, \"%s\", %d, %s));" %
+                         (CT[p["dtype"]], c, CT[p["dtype"]], p["name"], n, "false" if p["mode"] == "out" else "true"))
+        args.append(c)
+    lines += ["  kdt_host::launch(%d, %d, [&] {" % (blocks, threads),
+              "    std::memset(kdt_kernels::kdt_smem, 0xA5, sizeof kdt_kernels::kdt_smem);  // stale shared memory",
+              "  }, [&] { kdt_kernels::%s_kernel(%s); });" % (name, ", ".join(args))]
+    for c in cparams:
+        p = byname[c] if c in byname else byname[c[len("kd_"):]]
+        if p["shape"] is None or p["mode"] == "in":
+            continue
+        n = int(np.prod(p["shape"])) * np.dtype(NP[p["dtype"]]).itemsize
+        lines += ["  { char path[4096]; std::snprintf(path, sizeof path, \"%%s/%s.out\", out);" % p["name"],
+                  "    FILE* f = std::fopen(path, \"wb\"); std::fwrite(%s, 1, %d, f); std::fclose(f); }" % (c, n)]
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def compare(p, ref, got):
+    dt = p["dtype"]
+    if dt == "bf16":
+        ref = (ref.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        got = (got.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    if dt in ("f16", "bf16", "f32", "f64"):
+        rtol = 2e-2 if dt in ("f16", "bf16") else 1e-5
+        ok = np.allclose(got.astype(np.float64), ref.astype(np.float64), rtol=rtol, atol=rtol, equal_nan=True)
+        ok = ok and not np.any(np.isnan(got) & ~np.isnan(ref))
+        err = float(np.nanmax(np.abs(got.astype(np.float64) - ref.astype(np.float64)))) if ref.size else 0.0
+        return ok, "max abs err %.3g" % err
+    bad = int(np.count_nonzero(got != ref))
+    return bad == 0, "%d elements differ" % bad
+
+
+def reference(sample, name, params):
+    """Inputs (seed 0) as NAME.npy and NAME.bin in the kernel's folder, and
+    the interpretation path's outputs in its ref/; an error message or None."""
+    d = os.path.join(work, sample + "_" + name)
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(0)
+    path = os.path.join(root, "samples", sample + ".kd")
+    cmd = [kdt, "run", path, "--kernel", name, "--output-dir", os.path.join(d, "ref")]
+    for p in params:
+        if p["shape"] is None:
+            cmd += ["--input", "%s=%s" % (p["name"], scalar_value(p))]
+        elif p["mode"] in ("in", "inout"):
+            a = gen(rng, p)
+            np.save(os.path.join(d, p["name"] + ".npy"), a)
+            a.tofile(os.path.join(d, p["name"] + ".bin"))
+            cmd += ["--input", "%s=%s" % (p["name"], os.path.join(d, p["name"] + ".npy"))]
+    r = sh(cmd, cwd=d)
+    return None if r.returncode == 0 else "kdt run failed: " + r.stderr.strip()
+
+
+def emulate(sample, name, variant, info, params, include):
+    """Builds and runs one kernel's host program; (passed, what was found)."""
+    blocks, threads, smem, cparams, body = info
+    d = os.path.join(work, sample + "_" + name)
+    src = os.path.join(d, "prog_%d.cpp" % threads)
+    with open(src, "w") as f:
+        f.write(host_program(name, blocks, threads, smem, cparams, params, body))
+    exe = os.path.join(d, "prog_%d" % threads)
+    r = sh(["g++", "-std=c++20", "-O1", "-w", "-I" + os.path.join(root, "include"), "-I" + include,
+            "-I" + os.path.join(root, "tests", "cuda_host"), src, "-o", exe])
+    if r.returncode != 0:
+        return False, "host build failed:\n" + r.stderr[-3000:]
+    out = os.path.join(d, "out_%d" % threads)
+    os.makedirs(out, exist_ok=True)
+    try:
+        r = sh([exe, d, out], timeout=600)
+    except subprocess.TimeoutExpired:
+        return False, "timed out"
+    if r.returncode != 0:
+        return False, "status %d: %s" % (r.returncode, (r.stdout + r.stderr).strip()[-2000:])
+    ok, notes = True, []
+    for p in params:
+        if p["shape"] is None or p["mode"] == "in":
+            continue
+        ref = np.load(os.path.join(d, "ref", p["name"] + ".npy"))
+        got = np.fromfile(os.path.join(out, p["name"] + ".out"), dtype=NP[p["dtype"]]).reshape(p["shape"])
+        if p["dtype"] == "bf16":
+            ref = ref.view(np.uint16).reshape(p["shape"])
+        good, note = compare(p, ref, got)
+        ok = ok and good
+        notes.append("%s: %s" % (p["name"], note))
+    return ok, "; ".join(notes)
+
+
+def main():
+    include = cuda_include()
+    if include is None:
+        print("EMULATION-SKIPPED: the CUDA headers (cuda_fp16.h) are not installed")
+        return 0
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    refs, jobs, failures = {}, [], []
+    for sample in sorted(EXPECTED):
+        path = os.path.join(root, "samples", sample + ".kd")
+        irs = ir_kernels(path)
+        for variant in VARIANTS:
+            cu = os.path.join(work, "%s%s.cu" % (sample, variant.replace("=", "_")))
+            r = sh([kdt, "--emit=cuda", "--arch=sm_90"] + ([variant] if variant else []) + [path, "-o", cu])
+            if r.returncode != 0:
+                failures.append("%s: kdt --emit=cuda %s failed: %s" % (sample, variant, r.stderr.strip()))
+                continue
+            ran = []
+            for name, info in sorted(cuda_kernels(open(cu).read()).items()):
+                skip = [u for u in UNSUPPORTED if u in info[4]]
+                if irs[name]["devices"] or skip:
+                    if not variant:
+                        print("skip %s/%s: %s" % (sample, name, "devices(N)" if irs[name]["devices"] else
+                                                  "uses " + ", ".join(skip)))
+                    continue
+                refs[(sample, name)] = irs[name]["params"]
+                jobs.append((sample, name, variant, info, irs[name]["params"]))
+                ran.append(name)
+            expected = EXPECTED[sample]
+            if not variant and expected is not None and sorted(expected) != sorted(ran):
+                failures.append("%s: expected to emulate %s, found %s" % (sample, expected, ran))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        made = dict(zip(refs, pool.map(lambda k: reference(k[0], k[1], refs[k]), refs)))
+        results = list(pool.map(lambda j: (j, made[(j[0], j[1])] and (False, made[(j[0], j[1])]) or
+                                           emulate(*j, include)), jobs))
+    for (sample, name, _, info, _), (ok, note) in results:
+        print("%s %s/%s, %d threads: %s" % ("PASS" if ok else "FAIL", sample, name, info[1], note))
+        if not ok:
+            failures.append("%s/%s (%d threads)" % (sample, name, info[1]))
+    print("emulated %d kernel builds, %d failed" % (len(results), len(failures)))
+    for f in failures:
+        print("failure: " + f)
+    if not failures:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
