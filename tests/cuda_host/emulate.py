@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The compiled path run without a GPU: every kernel of the single-device
-samples that uses no DMA, mbarrier, tensor core or inline PTX is emitted
-as CUDA (`kdt --emit=cuda --arch=sm_90`), its `__global__` function is
-compiled for the host against tests/cuda_host/kdt_cuda_host.h (one fiber
-per CUDA thread, block after block; `__syncthreads()` and warp shuffles
-where they meet), run on NumPy inputs, and its outputs compared with the
-interpretation path's (`kdt run`) on the same inputs. Element loops,
-block-stride and register-tile layouts, barriers, block and warp
-reductions and the value runtime are what this checks; a barrier some
-threads of a block do not reach fails the kernel.
+samples that uses no inline PTX and no tensor-core `dot` is emitted as
+CUDA (sm_90; sm_90 with 100 threads per block; sm_80), its `__global__`
+function compiled for the host against tests/cuda_host/kdt_cuda_host.h
+(one fiber per CUDA thread, block after block; `__syncthreads()` and warp
+shuffles where they meet; bulk copies, cp.async and mbarriers modelled
+with copies landing as late as the GPU may), run on NumPy inputs, and its
+outputs compared with the interpretation path's (`kdt run`) on the same
+inputs. Element loops, block-stride and register-tile layouts, barriers,
+block and warp reductions, DMA queues and waits and the value runtime are
+what this checks; a barrier some threads of a block do not reach, or a
+wait that can never complete, fails the kernel.
 
   usage: emulate.py KDT SOURCE_DIR WORK_DIR
 Prints EMULATION-SKIPPED (and passes) without the CUDA headers.
@@ -24,20 +26,27 @@ import numpy as np
 
 kdt, root, work = (os.path.abspath(a) for a in sys.argv[1:4])
 
-# The kernels that must run here with 128 threads (a kernel dropping out of
-# this list, for instance because it starts using a DMA, fails the test
-# until the list says so); None: whichever the sample has that can.
-EXPECTED = {"softmax": ["softmax"], "stencil": ["stencil"], "hash_rng": ["hash_rng"],
-            "ragged_edge": ["ragged_edge", "ragged_rows"], "collatz": ["collatz"],
-            "mixed_precision": ["rope", "quantize_rows"], "reduction": None, "generic_matmul": None,
-            "block_reduce": None}
-# Each sample is emitted for the default 128 threads per block and for 100
-# (a partial last warp: block reductions over 3 whole warps and 4 lanes,
-# register slots whose last one is partly empty, no warp-per-row reductions).
-VARIANTS = ["", "--threads=100"]
+# The single-device samples. With a list, the kernels that must run here
+# for sm_90 (a kernel dropping out, for instance because it starts using
+# inline PTX, fails the test until the list says so); None: the sample has
+# none that can.
+EXPECTED = {"accumulate_blocks": ["accumulate_blocks"], "block_matmul": ["matmul"],
+            "block_reduce": ["row_sums"], "block_rows": ["layernorm", "softmax"], "collatz": ["collatz"],
+            "dma_pipeline": ["dma_pipeline"], "fifo_hazard": ["one_sem_per_slot", "relies_on_fifo"], "generic_matmul": None,
+            "hash_rng": ["hash_rng"], "layernorm": ["layernorm"], "matmul": ["matmul"],
+            "mixed_precision": ["quantize_rows", "rope"], "partial_accumulate": ["partial_accumulate"],
+            "ptx_fallback": None, "ptx_translate": None, "ragged_edge": ["ragged_edge", "ragged_rows"],
+            "reduction": ["row_stats", "tree_sum"], "softmax": ["softmax"], "stencil": ["stencil"]}
+# Each sample is emitted for sm_90 (bulk copies, mbarriers; tensor maps not
+# encoded, so their per-row bulk copies), for sm_90 with 100 threads per
+# block (a partial last warp: block reductions over 3 whole warps and 4
+# lanes, register slots whose last one is partly empty, no warp-per-row
+# reductions, and `dot` on the per-thread loop) and for sm_80 (cp.async).
+# (label, kdt options, KDT_CU_HOST)
+VARIANTS = [("sm_90", ["--arch=sm_90"], 900), ("sm_90, 100 threads", ["--arch=sm_90", "--threads=100"], 900),
+            ("sm_80", ["--arch=sm_80"], 800)]
 # What the host model does not run.
-UNSUPPORTED = ["asm volatile", "asm(", "mbarrier", "kdt_cu::dma", "dot_mma", "dot_wgmma", "kdt_q_", "kdt_cu::bulk",
-               "tensor", "atomic", "cp_async", "kdt_sync", "kdt_peer", "nvshmem"]
+UNSUPPORTED = ["asm volatile", "dot_mma", "dot_wgmma", "kdt_peer", "nvshmem"]
 NP = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
       "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": np.uint16,
       "f32": np.float32, "f64": np.float64}
@@ -76,13 +85,14 @@ def ir_kernels(path):
 
 
 def cuda_kernels(text):
-    """name -> (blocks, threads, shared bytes, C parameter names, the __global__ function's text)."""
+    """name -> (blocks, threads, shared bytes, C parameter names, the kernel's
+    tensor-map struct and __global__ function, as text)."""
     found = {}
-    for m in re.finditer(r"^// Kernel `(\w+)`: grid \[[^\]]*\] = (\d+) blocks of (\d+) threads, (\d+) bytes of dynamic "
-                         r"shared memory\.\n(__global__ void __launch_bounds__\(\d+\) (\w+)_kernel\(([^)]*)\)\n\{\n.*?\n\}\n)",
-                         text, re.M | re.S):
-        params = [p.strip().split()[-1].lstrip("*") for p in m.group(7).split(",") if p.strip()]
-        found[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)), params, m.group(5))
+    for m in re.finditer(r"^((?:struct \w+_tensor_maps \{\n[^}]*\};\n)?)// Kernel `(\w+)`: grid \[[^\]]*\] = (\d+) blocks "
+                         r"of (\d+) threads, (\d+) bytes of dynamic shared memory\.\n(__global__ void __launch_bounds__\(\d+\) "
+                         r"(\w+)_kernel\(([^)]*)\)\n\{\n.*?\n\}\n)", text, re.M | re.S):
+        params = [p.strip().split()[-1].lstrip("*") for p in m.group(8).split(",") if p.strip()]
+        found[m.group(2)] = (int(m.group(3)), int(m.group(4)), int(m.group(5)), params, m.group(1) + m.group(6))
     return found
 
 
@@ -119,26 +129,31 @@ def host_program(name, blocks, threads, smem, cparams, params, body):
              "  FILE* f = std::fopen(path, \"rb\");",
              "  if (!f || std::fread(p, 1, n, f) != n) { std::fprintf(stderr, \"cannot read %s\\n\", path); std::exit(3); }",
              "  std::fclose(f); return p;", "}",
-             "int main(int, char** argv) {", "  const char* dir = argv[1];", "  const char* out = argv[2];"]
+             "int main(int, char** argv) {", "  const char* kdt_in_dir = argv[1];", "  const char* kdt_out_dir = argv[2];"]
     args = []
     for c in cparams:
+        if c == "kdt_tensor_maps":
+            # No map encoded (ok == 0): tensor DMAs take their per-row bulk copies.
+            lines.append("  kdt_kernels::%s_tensor_maps kdt_tensor_maps{};" % name)
+            args.append(c)
+            continue
         p = byname[c] if c in byname else byname[c[len("kd_"):]]
         if p["shape"] is None:
             lines.append("  const %s %s = %s;" % (CT[p["dtype"]], c, scalar_expr(p)))
         else:
             n = int(np.prod(p["shape"])) * np.dtype(NP[p["dtype"]]).itemsize
-            lines.append("  %s* %s = static_cast<%s*>(load(dir, \"%s\", %d, %s));" %
+            lines.append("  %s* %s = static_cast<%s*>(load(kdt_in_dir, \"%s\", %d, %s));" %
                          (CT[p["dtype"]], c, CT[p["dtype"]], p["name"], n, "false" if p["mode"] == "out" else "true"))
         args.append(c)
     lines += ["  kdt_host::launch(%d, %d, [&] {" % (blocks, threads),
               "    std::memset(kdt_kernels::kdt_smem, 0xA5, sizeof kdt_kernels::kdt_smem);  // stale shared memory",
               "  }, [&] { kdt_kernels::%s_kernel(%s); });" % (name, ", ".join(args))]
     for c in cparams:
-        p = byname[c] if c in byname else byname[c[len("kd_"):]]
-        if p["shape"] is None or p["mode"] == "in":
+        p = byname.get(c) or byname.get(c[len("kd_"):])
+        if p is None or p["shape"] is None or p["mode"] == "in":
             continue
         n = int(np.prod(p["shape"])) * np.dtype(NP[p["dtype"]]).itemsize
-        lines += ["  { char path[4096]; std::snprintf(path, sizeof path, \"%%s/%s.out\", out);" % p["name"],
+        lines += ["  { char path[4096]; std::snprintf(path, sizeof path, \"%%s/%s.out\", kdt_out_dir);" % p["name"],
                   "    FILE* f = std::fopen(path, \"wb\"); std::fwrite(%s, 1, %d, f); std::fclose(f); }" % (c, n)]
     lines += ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
@@ -183,15 +198,16 @@ def emulate(sample, name, variant, info, params, include):
     """Builds and runs one kernel's host program; (passed, what was found)."""
     blocks, threads, smem, cparams, body = info
     d = os.path.join(work, sample + "_" + name)
-    src = os.path.join(d, "prog_%d.cpp" % threads)
+    tag = str(VARIANTS.index(variant))
+    src = os.path.join(d, "prog_%s.cpp" % tag)
     with open(src, "w") as f:
         f.write(host_program(name, blocks, threads, smem, cparams, params, body))
-    exe = os.path.join(d, "prog_%d" % threads)
-    r = sh(["g++", "-std=c++20", "-O1", "-w", "-I" + os.path.join(root, "include"), "-I" + include,
-            "-I" + os.path.join(root, "tests", "cuda_host"), src, "-o", exe])
+    exe = os.path.join(d, "prog_" + tag)
+    r = sh(["g++", "-std=c++20", "-O1", "-w", "-DKDT_CU_HOST=%d" % variant[2], "-I" + os.path.join(root, "tests", "cuda_host"),
+            "-I" + os.path.join(root, "include"), "-I" + include, src, "-o", exe])
     if r.returncode != 0:
         return False, "host build failed:\n" + r.stderr[-3000:]
-    out = os.path.join(d, "out_%d" % threads)
+    out = os.path.join(d, "out_" + tag)
     os.makedirs(out, exist_ok=True)
     try:
         r = sh([exe, d, out], timeout=600)
@@ -225,33 +241,32 @@ def main():
         path = os.path.join(root, "samples", sample + ".kd")
         irs = ir_kernels(path)
         for variant in VARIANTS:
-            cu = os.path.join(work, "%s%s.cu" % (sample, variant.replace("=", "_")))
-            r = sh([kdt, "--emit=cuda", "--arch=sm_90"] + ([variant] if variant else []) + [path, "-o", cu])
+            cu = os.path.join(work, "%s_%d.cu" % (sample, VARIANTS.index(variant)))
+            r = sh([kdt, "--emit=cuda"] + variant[1] + [path, "-o", cu])
             if r.returncode != 0:
-                failures.append("%s: kdt --emit=cuda %s failed: %s" % (sample, variant, r.stderr.strip()))
+                failures.append("%s (%s): kdt --emit=cuda failed: %s" % (sample, variant[0], r.stderr.strip()))
                 continue
             ran = []
             for name, info in sorted(cuda_kernels(open(cu).read()).items()):
                 skip = [u for u in UNSUPPORTED if u in info[4]]
                 if irs[name]["devices"] or skip:
-                    if not variant:
-                        print("skip %s/%s: %s" % (sample, name, "devices(N)" if irs[name]["devices"] else
-                                                  "uses " + ", ".join(skip)))
+                    print("skip %s/%s (%s): %s" % (sample, name, variant[0], "devices(N)" if irs[name]["devices"] else
+                                                   "uses " + ", ".join(skip)))
                     continue
                 refs[(sample, name)] = irs[name]["params"]
                 jobs.append((sample, name, variant, info, irs[name]["params"]))
                 ran.append(name)
-            expected = EXPECTED[sample]
-            if not variant and expected is not None and sorted(expected) != sorted(ran):
-                failures.append("%s: expected to emulate %s, found %s" % (sample, expected, ran))
+            expected = EXPECTED[sample] or []
+            if variant is VARIANTS[0] and sorted(expected) != sorted(ran):
+                failures.append("%s: expected to emulate %s for sm_90, found %s" % (sample, expected, ran))
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         made = dict(zip(refs, pool.map(lambda k: reference(k[0], k[1], refs[k]), refs)))
         results = list(pool.map(lambda j: (j, made[(j[0], j[1])] and (False, made[(j[0], j[1])]) or
                                            emulate(*j, include)), jobs))
-    for (sample, name, _, info, _), (ok, note) in results:
-        print("%s %s/%s, %d threads: %s" % ("PASS" if ok else "FAIL", sample, name, info[1], note))
+    for (sample, name, variant, _, _), (ok, note) in results:
+        print("%s %s/%s (%s): %s" % ("PASS" if ok else "FAIL", sample, name, variant[0], note))
         if not ok:
-            failures.append("%s/%s (%d threads)" % (sample, name, info[1]))
+            failures.append("%s/%s (%s)" % (sample, name, variant[0]))
     print("emulated %d kernel builds, %d failed" % (len(results), len(failures)))
     for f in failures:
         print("failure: " + f)

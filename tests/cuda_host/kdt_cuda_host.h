@@ -3,10 +3,12 @@
 // emitted runs here as one fiber per CUDA thread, block after block, with
 // `__syncthreads()` and warp shuffles as points where the fibers meet.
 // What it covers is what a kernel's text uses besides memory: thread and
-// block indices, dynamic shared memory, block barriers, `__shfl_down_sync`
-// and the value runtime (kdt_cuda_ops.h, compiled for the host). DMAs,
-// mbarriers, tensor cores and inline PTX are not emulated; emulate.py
-// leaves such kernels out and says so.
+// block indices, dynamic shared memory, block barriers, `__shfl_down_sync`,
+// atomics, the device runtime's C++ (kdt_cuda.h compiled for the host with
+// KDT_CU_HOST: values, block reductions, DMA queues) and a model of its
+// async proxy (bulk copies and reduces, cp.async, mbarriers; below).
+// Tensor cores and inline PTX are not emulated; emulate.py leaves such
+// kernels out and says so.
 //
 // Fibers (ucontext) rather than OS threads: a block's threads switch only
 // at barriers, in thread order, so a run is deterministic, fast, and a
@@ -25,9 +27,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <type_traits>
 #include <vector>
 
 #define __launch_bounds__(...)
+#define __grid_constant__
 
 struct kdt_host_dim3 {
   unsigned x = 0, y = 0, z = 0;
@@ -91,6 +96,28 @@ struct Block {
   std::function<void()> body;
   // A warp shuffle's values, one per lane of each warp.
   std::vector<unsigned long long> lanes;
+  // The async proxy (kdt_cu_host below): each mbarrier by its address, and
+  // each thread's cp.async copies not yet tied to one, bulk groups
+  // committed (oldest first) and the one still open.
+  struct Copy {
+    void* dst;
+    const void* src;
+    unsigned bytes;
+    void (*land)(void* dst, const void* src, unsigned bytes);
+    bool counts_tx = false;  // a bulk copy: its bytes complete the mbarrier's transaction count
+  };
+  struct Mbarrier {
+    unsigned phase = 0;   // of the current phase: its parity is the low bit
+    int pending = 1;      // arrivals the current phase still expects
+    long long tx = 0;     // bytes expected and not yet landed
+    std::vector<Copy> copies;  // in flight, completing on this mbarrier
+  };
+  struct ThreadAsync {
+    std::vector<Copy> cp_async, open;
+    std::vector<std::vector<Copy>> groups;
+  };
+  std::map<const void*, Mbarrier> mbarriers;
+  std::vector<ThreadAsync> async;
 };
 inline Block* block = nullptr;
 
@@ -162,6 +189,8 @@ inline void launch(unsigned blocks, unsigned threads, const std::function<void()
   for (unsigned id = 0; id < blocks; ++id) {
     blockIdx.x = id;
     before_block();
+    b.mbarriers.clear();
+    b.async.assign(threads, Block::ThreadAsync{});
     b.fibers.assign(threads, Fiber{});
     for (Fiber& f : b.fibers) {
       f.stack.resize(256 * 1024);
@@ -172,6 +201,13 @@ inline void launch(unsigned blocks, unsigned threads, const std::function<void()
       makecontext(&f.context, fiber_main, 0);
     }
     schedule();
+    // Bulk stores nobody waited for still land (after the block, as late as can be).
+    for (Block::ThreadAsync& a : b.async) {
+      a.groups.push_back(a.open);
+      for (const auto& group : a.groups) {
+        for (const Block::Copy& c : group) c.land(c.dst, c.src, c.bytes);
+      }
+    }
   }
   block = nullptr;
 }
@@ -199,6 +235,125 @@ inline T __shfl_down_sync(unsigned, T v, unsigned delta, int width = 32) {
   return out;
 }
 
-// The value runtime, as kdt embeds it (its PTX-only helpers are never called here).
-#include "kdt/runtime/cuda/kdt_cuda_limits.h"
-#include "kdt/runtime/cuda/kdt_cuda_ops.h"
+// Atomics and fences: fibers switch only at barriers, so a plain
+// read-modify-write is atomic and every write is seen in program order.
+template <class T>
+inline T atomicAdd(T* p, T v) {
+  const T old = *p;
+  *p = old + v;
+  return old;
+}
+template <class T>
+inline T atomicAdd_system(T* p, T v) {
+  return atomicAdd(p, v);
+}
+inline unsigned atomicCAS(unsigned* p, unsigned expected, unsigned desired) {
+  const unsigned old = *p;
+  if (old == expected) *p = desired;
+  return old;
+}
+inline unsigned atomicCAS_system(unsigned* p, unsigned expected, unsigned desired) {
+  return atomicCAS(p, expected, desired);
+}
+inline size_t __cvta_generic_to_shared(const void* p) { return reinterpret_cast<size_t>(p); }
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+inline void __threadfence_system() {}
+// Only waits for other devices sleep, and those kernels are not emulated.
+inline void __nanosleep(unsigned) {}
+
+// The async proxy of kdt_cuda_dma.h (KDT_CU_HOST). Copies do not land when
+// issued: those completing on an mbarrier land when a thread first waits
+// on it, bulk stores when their group is waited for (or after the block),
+// each reading its source then — the latest the GPU may. So a kernel that
+// reads a destination before its wait, or reuses a source before the
+// store's wait, reads stale or junk bytes here and its output differs.
+namespace kdt_cu_host {
+
+using Block = kdt_host::Block;
+
+inline void copy_bytes(void* dst, const void* src, unsigned bytes) { std::memcpy(dst, src, bytes); }
+inline Block::ThreadAsync& mine() { return kdt_host::block->async[threadIdx.x]; }
+inline Block::Mbarrier& mbarrier(const void* bar) {
+  auto it = kdt_host::block->mbarriers.find(bar);
+  if (it == kdt_host::block->mbarriers.end()) kdt_host::stuck("an mbarrier used before mbar_init");
+  return it->second;
+}
+
+inline void mbar_init(void* bar) { kdt_host::block->mbarriers[bar] = Block::Mbarrier{}; }
+inline void mbar_arrive(void* bar) { --mbarrier(bar).pending; }
+inline void mbar_expect_tx(void* bar, unsigned bytes) {
+  mbarrier(bar).tx += bytes;
+  mbar_arrive(bar);
+}
+inline void bulk_g2s(void* dst, const void* src, unsigned bytes, void* bar) {
+  mbarrier(bar).copies.push_back({dst, src, bytes, copy_bytes, true});
+}
+// Lands what completes on `bar`; whether the phase of parity `parity` is
+// then complete (false: it never will, as every arrival came before).
+inline bool mbar_wait(void* bar, unsigned parity) {
+  Block::Mbarrier& m = mbarrier(bar);
+  for (const Block::Copy& c : m.copies) {
+    c.land(c.dst, c.src, c.bytes);
+    if (c.counts_tx) m.tx -= c.bytes;
+  }
+  m.copies.clear();
+  if ((m.phase & 1u) == parity && m.pending <= 0 && m.tx == 0) {
+    ++m.phase;
+    m.pending = 1;
+  }
+  return (m.phase & 1u) != parity;
+}
+// cp.async: no transaction bytes; the thread's copies complete on the
+// mbarrier its cp.async.mbarrier.arrive names.
+inline void cp_async(void* dst, const void* src, unsigned bytes) { mine().cp_async.push_back({dst, src, bytes, copy_bytes}); }
+inline void cp_async_arrive(void* bar) {
+  Block::Mbarrier& m = mbarrier(bar);
+  for (const Block::Copy& c : mine().cp_async) m.copies.push_back(c);
+  mine().cp_async.clear();
+}
+inline void bulk_s2g(void* dst, const void* src, unsigned bytes) { mine().open.push_back({dst, src, bytes, copy_bytes}); }
+// dst += src element by element, as the bulk reduce engine adds: f32 with
+// subnormals flushed (.add.f32), f16/bf16 rounded once (.noftz), integers wrapping.
+inline float flush(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+template <class T>
+inline void add_land(void* dst, const void* src, unsigned bytes) {
+  T* d = static_cast<T*>(dst);
+  const T* s = static_cast<const T*>(src);
+  for (unsigned i = 0; i < bytes / sizeof(T); ++i) {
+    if constexpr (std::is_same_v<T, float>) {
+      d[i] = flush(flush(d[i]) + flush(s[i]));
+    } else if constexpr (std::is_same_v<T, __half>) {
+      d[i] = __float2half_rn(__half2float(d[i]) + __half2float(s[i]));
+    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      d[i] = __float2bfloat16_rn(__bfloat162float(d[i]) + __bfloat162float(s[i]));
+    } else if constexpr (std::is_integral_v<T>) {
+      d[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(d[i]) + static_cast<std::make_unsigned_t<T>>(s[i]));
+    } else {
+      d[i] = d[i] + s[i];
+    }
+  }
+}
+template <class T>
+inline void bulk_s2g_add(T* dst, const T* src, unsigned bytes) {
+  mine().open.push_back({dst, src, bytes, add_land<T>});
+}
+inline void bulk_commit() {
+  mine().groups.push_back(mine().open);
+  mine().open.clear();
+}
+inline void bulk_wait_group(unsigned younger) {
+  auto& groups = mine().groups;
+  while (groups.size() > younger) {
+    for (const Block::Copy& c : groups.front()) c.land(c.dst, c.src, c.bytes);
+    groups.erase(groups.begin());
+  }
+}
+
+}  // namespace kdt_cu_host
+
+// The device runtime as kdt embeds it. Without __CUDA_ARCH__ its PTX paths
+// (bulk copies, cp.async, mbarriers, tensor cores) are compiled out; the
+// kernels emulate.py runs never reach them (it emits them for sm_70 or
+// leaves them out). tests/cuda_host/mma.h stands in for <mma.h>.
+#include "kdt/runtime/cuda/kdt_cuda.h"

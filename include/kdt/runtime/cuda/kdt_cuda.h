@@ -34,14 +34,20 @@ typedef unsigned long long uintptr_t;
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// KDT_CU_HOST (an arch number, 900 for sm_90): compiled for the host by the
+// tests' model of the GPU (tests/cuda_host/kdt_cuda_host.h), which carries
+// out the async copies and mbarriers of kdt_cuda_dma.h in C++.
+#if defined(KDT_CU_HOST)
+#define KDT_HAS_BULK (KDT_CU_HOST >= 900)
+#define KDT_HAS_CP_ASYNC (KDT_CU_HOST >= 800)
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define KDT_HAS_BULK 1
-#else
+#define KDT_HAS_CP_ASYNC 1
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define KDT_HAS_BULK 0
-#endif
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define KDT_HAS_CP_ASYNC 1
 #else
+#define KDT_HAS_BULK 0
 #define KDT_HAS_CP_ASYNC 0
 #endif
 

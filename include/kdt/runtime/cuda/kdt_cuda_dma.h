@@ -87,31 +87,35 @@ __device__ inline unsigned smem_addr(const void* p) { return static_cast<unsigne
 // mbarriers exist from sm_80 (cp.async completes on them); expect_tx, try_wait
 // and the bulk copies from sm_90.
 __device__ inline void mbar_init(void* bar) {
-#if KDT_HAS_CP_ASYNC
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::mbar_init(bar);
+#elif KDT_HAS_CP_ASYNC
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
 #else
   (void)bar;
 #endif
 }
 __device__ inline void mbar_init_fence() {
-#if KDT_HAS_BULK
+#if KDT_HAS_BULK && !defined(KDT_CU_HOST)
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 #endif
 }
 __device__ inline void fence_proxy_async_shared() {
-#if KDT_HAS_BULK
+#if KDT_HAS_BULK && !defined(KDT_CU_HOST)
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
 }
 // Generic-proxy writes of global memory (stores, atomics, a peer's remote
 // writes) before a bulk copy of the same bytes by the async proxy.
 __device__ inline void fence_proxy_async_global() {
-#if KDT_HAS_BULK
+#if KDT_HAS_BULK && !defined(KDT_CU_HOST)
   asm volatile("fence.proxy.async.global;" ::: "memory");
 #endif
 }
 __device__ inline void mbar_expect_tx(void* bar, unsigned bytes) {
-#if KDT_HAS_BULK
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::mbar_expect_tx(bar, bytes);
+#elif KDT_HAS_BULK
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 #else
   (void)bar; (void)bytes; __trap();
@@ -120,7 +124,9 @@ __device__ inline void mbar_expect_tx(void* bar, unsigned bytes) {
 // Under KDT_CU_DEBUG (--cuda-debug) the wait is bounded: past
 // KDT_CU_WAIT_TIMEOUT_NS it fails at `site`, naming the semaphore.
 __device__ inline void mbar_wait(void* bar, unsigned parity, const char* site = nullptr) {
-#if KDT_HAS_CP_ASYNC
+#if defined(KDT_CU_HOST)
+  if (!kdt_cu_host::mbar_wait(bar, parity)) fail(site, "the DMA never completes (host model)");
+#elif KDT_HAS_CP_ASYNC
 #if defined(KDT_CU_DEBUG)
   const unsigned long long start = global_timer();
 #else
@@ -147,7 +153,9 @@ __device__ inline void mbar_wait(void* bar, unsigned parity, const char* site = 
 }
 // global -> shared, completing `bytes` on the mbarrier.
 __device__ inline void bulk_g2s(void* dst, const void* src, unsigned bytes, void* bar) {
-#if KDT_HAS_BULK
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::bulk_g2s(dst, src, bytes, bar);
+#elif KDT_HAS_BULK
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
 #else
@@ -156,7 +164,9 @@ __device__ inline void bulk_g2s(void* dst, const void* src, unsigned bytes, void
 }
 // shared -> global in the elected thread's bulk group.
 __device__ inline void bulk_s2g(void* dst, const void* src, unsigned bytes) {
-#if KDT_HAS_BULK
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::bulk_s2g(dst, src, bytes);
+#elif KDT_HAS_BULK
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
                ::"l"(dst), "r"(smem_addr(src)), "r"(bytes) : "memory");
 #else
@@ -171,7 +181,9 @@ __device__ inline void bulk_s2g(void* dst, const void* src, unsigned bytes) {
                ::"l"(dst), "r"(smem_addr(src)), "r"(bytes) : "memory")
 template <class T>
 __device__ inline void bulk_s2g_add(T* dst, const T* src, unsigned bytes) {
-#if KDT_HAS_BULK
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::bulk_s2g_add(dst, src, bytes);
+#elif KDT_HAS_BULK
   if constexpr (sizeof(T) == 4 && is_flt<T>::value) KDT_CU_BULK_ADD(".f32");
   else if constexpr (sizeof(T) == 8 && is_flt<T>::value) KDT_CU_BULK_ADD(".f64");
   else if constexpr (sizeof(T) == 4 && is_int<T>::value && is_signed_int<T>::value) KDT_CU_BULK_ADD(".s32");
@@ -189,7 +201,9 @@ __device__ inline void bulk_s2g_add(T* dst, const T* src, unsigned bytes) {
 #undef KDT_CU_BULK_ADD
 
 __device__ inline void bulk_commit() {
-#if KDT_HAS_BULK
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::bulk_commit();
+#elif KDT_HAS_BULK
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 #endif
 }
@@ -200,7 +214,9 @@ __device__ inline void bulk_commit() {
 // pipeline's later stores going). The count is an immediate in PTX: past 7
 // it waits for all but 7, which waits longer than needed, never less.
 __device__ inline void bulk_wait_group(unsigned younger) {
-#if KDT_HAS_BULK
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::bulk_wait_group(younger < 7u ? younger : 7u);
+#elif KDT_HAS_BULK
   switch (younger < 7u ? younger : 7u) {
     case 0: asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); break;
     case 1: asm volatile("cp.async.bulk.wait_group 1;" ::: "memory"); break;
@@ -223,7 +239,9 @@ __device__ inline void bulk_wait_group(unsigned younger) {
 template <int W>
 __device__ inline void cp_async(void* dst, const void* src) {
   static_assert(W == 4 || W == 8 || W == 16, "cp.async copies 4, 8 or 16 bytes");
-#if KDT_HAS_CP_ASYNC
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::cp_async(dst, src, W);
+#elif KDT_HAS_CP_ASYNC
   if constexpr (W == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
   else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(smem_addr(dst)), "l"(src), "n"(W) : "memory");
 #else
@@ -235,7 +253,11 @@ __device__ inline void cp_async(void* dst, const void* src) {
 // count and lowers it when its copies land (no .noinc); the elected thread's
 // plain arrive, after the barrier, is the one the mbarrier was set up for.
 __device__ inline void cp_async_complete_on(void* bar) {
-#if KDT_HAS_CP_ASYNC
+#if defined(KDT_CU_HOST)
+  kdt_cu_host::cp_async_arrive(bar);
+  __syncthreads();
+  if (threadIdx.x == 0) kdt_cu_host::mbar_arrive(bar);
+#elif KDT_HAS_CP_ASYNC
   asm volatile("cp.async.mbarrier.arrive.shared.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
   __syncthreads();
   if (threadIdx.x == 0) {

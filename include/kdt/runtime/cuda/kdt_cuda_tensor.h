@@ -52,7 +52,7 @@ struct alignas(64) TensorMap {
 template <int Rank>
 __device__ inline void tensor_g2s(void* smem, const TensorMap* map, const int (&c)[5], void* bar) {
   static_assert(Rank >= 2 && Rank <= 5, "tensor maps of rank 2 to 5");
-#if KDT_HAS_BULK
+#if KDT_HAS_BULK && !defined(KDT_CU_HOST)
   KDT_CU_BY_RANK(KDT_CU_TENSOR_G2S);
 #else
   (void)smem; (void)map; (void)c; (void)bar; __trap();
@@ -65,7 +65,7 @@ __device__ inline void tensor_g2s(void* smem, const TensorMap* map, const int (&
 template <int Rank, bool Add>
 __device__ inline void tensor_s2g(const TensorMap* map, const int (&c)[5], const void* smem) {
   static_assert(Rank >= 2 && Rank <= 5, "tensor maps of rank 2 to 5");
-#if KDT_HAS_BULK
+#if KDT_HAS_BULK && !defined(KDT_CU_HOST)
   if constexpr (Add) {
     KDT_CU_BY_RANK(KDT_CU_TENSOR_ADD);
   } else {
