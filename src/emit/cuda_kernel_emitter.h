@@ -345,5 +345,6 @@ class KernelEmitter : private CudaBody, public emit::CLikeEmitter {
   std::set<int> peer_refs_;          // refs written by remote DMAs
   size_t barrier_holds_at_ = static_cast<size_t>(-1);  // w_'s line count right after the last barrier
   std::set<const ir::Stmt*> lets_in_place_;            // tile lets that name their elements in place
+  std::string predeclared_;  // a `let`'s array that a reduction, dot, transpose or slice writes directly
 };
 }  // namespace kdt::cuda

@@ -59,10 +59,24 @@ void KernelEmitter::let(const ir::Stmt& s) {
     store_tile(name, l.type.shape, *s.value);
     top_ = mark;
   } else {
+    const std::string& name = local_name(s.local);
     int64_t off = alloc(count_of(l.type.shape) * elem_size(l.type.dtype));
-    pointer_line(ctype(l.type.dtype) + "* const " + local_name(s.local) + " = " + smem_ptr(l.type.dtype, off) + ";");
+    pointer_line(ctype(l.type.dtype) + "* const " + name + " = " + smem_ptr(l.type.dtype, off) + ";");
     int64_t mark = top_;
-    store_tile(local_name(s.local), l.type.shape, *s.value);
+    const Expr& v = *s.value;
+    if (is_materialized_kind(v.kind) && v.kind != ExprKind::Reshape && v.type.dtype == l.type.dtype) {
+      // A reduction, dot, transpose or slice writes the let's array itself
+      // (no temporary and no copy loop); its operands' temporaries, allocated
+      // after the array, die with the statement.
+      predeclared_ = name;
+      if (v.kind == ExprKind::Reduce) reduce(v, name);
+      else if (v.kind == ExprKind::Dot) dot(v, name);
+      else if (v.kind == ExprKind::Transpose) transpose(v, name);
+      else tile_slice(v, name);
+      materialized_[&v] = name;
+    } else {
+      store_tile(name, l.type.shape, v);
+    }
     top_ = mark;
   }
 }
@@ -294,6 +308,10 @@ std::string KernelEmitter::load(const Expr& e, const LoopCtx& ctx) {
 }
 
 std::string KernelEmitter::declare_temp(const Expr& e, const std::string& name) {
+  if (name == predeclared_) {  // a `let`'s array, declared by let()
+    predeclared_.clear();
+    return name;
+  }
   std::string T = ctype(e.type.dtype);
   if (e.type.shape.empty()) {
     w_.line(T + " " + name + " = " + T + "();");
