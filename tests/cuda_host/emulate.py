@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The compiled path run without a GPU: every kernel of the single-device
-samples that uses no inline PTX and no tensor-core `dot` is emitted as
+"""The compiled path run without a GPU: every kernel of the samples
+(devices(N) ones included) that uses no inline PTX and no tensor-core `dot` is emitted as
 CUDA (sm_90; sm_90 with 100 threads per block; sm_80), its `__global__`
 function compiled for the host against tests/cuda_host/kdt_cuda_host.h
 (one fiber per CUDA thread, block after block; `__syncthreads()` and warp
@@ -26,7 +26,7 @@ import numpy as np
 
 kdt, root, work = (os.path.abspath(a) for a in sys.argv[1:4])
 
-# The single-device samples. With a list, the kernels that must run here
+# The samples. With a list, the kernels that must run here
 # for sm_90 (a kernel dropping out, for instance because it starts using
 # inline PTX, fails the test until the list says so); None: the sample has
 # none that can.
@@ -36,7 +36,12 @@ EXPECTED = {"accumulate_blocks": ["accumulate_blocks"], "block_matmul": ["matmul
             "hash_rng": ["hash_rng"], "layernorm": ["layernorm"], "matmul": ["matmul"],
             "mixed_precision": ["quantize_rows", "rope"], "partial_accumulate": ["partial_accumulate"],
             "ptx_fallback": None, "ptx_translate": None, "ragged_edge": ["ragged_edge", "ragged_rows"],
-            "reduction": ["row_stats", "tree_sum"], "softmax": ["softmax"], "stencil": ["stencil"]}
+            "reduction": ["row_stats", "tree_sum"], "softmax": ["softmax"], "stencil": ["stencil"],
+            # devices(4), devices(x: 2, y: 4): every device's blocks at once
+            "all_gather": ["all_gather"], "all_gather_steps": ["all_gather"], "peer_scratch": ["peer_scratch"],
+            "remote_accumulate": ["remote_accumulate"], "ring_allreduce": ["ring_allreduce"],
+            "ring_exchange": ["ring_exchange"], "scoped_barrier": ["scoped_barrier"],
+            "mesh_allreduce": ["mesh_allreduce"], "reduce_scatter": ["reduce_scatter"]}
 # Each sample is emitted for sm_90 (bulk copies, mbarriers; tensor maps not
 # encoded, so their per-row bulk copies), for sm_90 with 100 threads per
 # block (a partial last warp: block reductions over 3 whole warps and 4
@@ -46,7 +51,7 @@ EXPECTED = {"accumulate_blocks": ["accumulate_blocks"], "block_matmul": ["matmul
 VARIANTS = [("sm_90", ["--arch=sm_90"], 900), ("sm_90, 100 threads", ["--arch=sm_90", "--threads=100"], 900),
             ("sm_80", ["--arch=sm_80"], 800)]
 # What the host model does not run.
-UNSUPPORTED = ["asm volatile", "dot_mma", "dot_wgmma", "kdt_peer", "nvshmem"]
+UNSUPPORTED = ["asm volatile", "dot_mma", "dot_wgmma", "nvshmem"]
 NP = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
       "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": np.uint16,
       "f32": np.float32, "f64": np.float64}
@@ -68,13 +73,15 @@ def sh(cmd, **kw):
 
 
 def ir_kernels(path):
-    """Each kernel's parameters from `kdt --emit=ir`: name, dtype, shape (None: scalar), mode."""
+    """Each kernel's devices (a mesh's axes; [1] for one device) and parameters
+    from `kdt --emit=ir`: name, dtype, shape (None: scalar), mode."""
     out, cur = {}, None
     for line in sh([kdt, "--emit=ir", path]).stdout.splitlines():
         m = re.match(r"kernel @(\w+)(.*)", line)
         if m:
             nd = re.search(r"devices\(([^)]*)\)", m.group(2))
-            cur = out[m.group(1)] = {"devices": bool(nd) and nd.group(1) != "1", "params": []}
+            mesh = [int(a.split(":")[-1]) for a in nd.group(1).split(",")] if nd else [1]
+            cur = out[m.group(1)] = {"mesh": mesh, "devices": int(np.prod(mesh)), "params": []}
             continue
         m = re.match(r"\s*param %(\w+): (\w+)(?:\[([^\]]*)\])?(?: @(\w+))?(?: (inout|in|out))?", line)
         if m and cur is not None:
@@ -84,15 +91,28 @@ def ir_kernels(path):
     return out
 
 
+def host_shape(k, p):
+    """A ref parameter's NumPy shape (spec section 15): mesh-major for a mesh of
+    two or more axes, [N, ...] for devices(N); device-major bytes either way."""
+    if len(k["mesh"]) > 1:
+        return k["mesh"] + p["shape"]
+    return ([k["devices"]] if k["devices"] > 1 else []) + p["shape"]
+
+
 def cuda_kernels(text):
-    """name -> (blocks, threads, shared bytes, C parameter names, the kernel's
-    tensor-map struct and __global__ function, as text)."""
+    """name -> (blocks, threads, shared bytes, sync bytes per device, C parameter
+    names, the structs before the kernel and its __global__ function as text)."""
     found = {}
-    for m in re.finditer(r"^((?:struct \w+_tensor_maps \{\n[^}]*\};\n)?)// Kernel `(\w+)`: grid \[[^\]]*\] = (\d+) blocks "
+    for m in re.finditer(r"^((?:struct \w+ \{\n[^}]*\};\n)*)// Kernel `(\w+)`: grid \[[^\]]*\] = (\d+) blocks "
                          r"of (\d+) threads, (\d+) bytes of dynamic shared memory\.\n(__global__ void __launch_bounds__\(\d+\) "
                          r"(\w+)_kernel\(([^)]*)\)\n\{\n.*?\n\}\n)", text, re.M | re.S):
         params = [p.strip().split()[-1].lstrip("*") for p in m.group(8).split(",") if p.strip()]
-        found[m.group(2)] = (int(m.group(3)), int(m.group(4)), int(m.group(5)), params, m.group(1) + m.group(6))
+        sync = re.search(r"constexpr size_t %s_sync_bytes = (\d+);" % m.group(7), text)
+        # Each block's own shared memory (blocks of several devices run at once).
+        body = m.group(6).replace("extern __shared__ __align__(128) unsigned char kdt_smem[];",
+                                  "unsigned char* const kdt_smem = kdt_host::shared_memory();")
+        found[m.group(2)] = (int(m.group(3)), int(m.group(4)), int(m.group(5)), int(sync.group(1)) if sync else 0,
+                             params, m.group(1) + body)
     return found
 
 
@@ -105,8 +125,8 @@ def scalar_expr(p):
     return {"f16": "__float2half(%s)", "bf16": "__float2bfloat16(%s)"}.get(p["dtype"], CT[p["dtype"]] + "(%s)") % v
 
 
-def gen(rng, p):
-    dt, shape = p["dtype"], p["shape"]
+def gen(rng, p, shape):
+    dt = p["dtype"]
     if dt in ("f32", "f64", "f16"):
         return rng.uniform(-1, 1, shape).astype(NP[dt])
     if dt == "bf16":
@@ -117,12 +137,16 @@ def gen(rng, p):
     return rng.integers(lo, hi, shape).astype(NP[dt])
 
 
-def host_program(name, blocks, threads, smem, cparams, params, body):
-    byname = {p["name"]: p for p in params}
-    lines = ['#include "kdt_cuda_host.h"', "namespace kdt_kernels {",
-             "alignas(128) unsigned char kdt_smem[%d];" % max(smem, 16), body, "}  // namespace kdt_kernels",
-             "static void* load(const char* dir, const char* name, size_t n, bool read) {",
-             "  void* p = std::aligned_alloc(256, (n + 255) / 256 * 256 + 256);",
+def host_program(name, info, k):
+    """The C++ of a host program running kernel `name` (kdt_host::launch):
+    buffers per parameter, device-major, read from DIR/NAME.bin (`out`
+    buffers filled with 0xFF bytes), outputs written to OUT/NAME.out."""
+    blocks, threads, smem, sync_bytes, cparams, body = info
+    byname = {p["name"]: p for p in k["params"]}
+    nd = k["devices"]
+    lines = ['#include "kdt_cuda_host.h"', "namespace kdt_kernels {", body, "}  // namespace kdt_kernels",
+             "static char* load(const char* dir, const char* name, size_t n, bool read) {",
+             "  char* p = static_cast<char*>(std::aligned_alloc(256, (n + 255) / 256 * 256 + 256));",
              "  std::memset(p, 0xFF, n);  // an element the kernel forgets to write shows as NaN or -1",
              "  if (!read) return p;",
              "  char path[4096]; std::snprintf(path, sizeof path, \"%s/%s.bin\", dir, name);",
@@ -130,31 +154,45 @@ def host_program(name, blocks, threads, smem, cparams, params, body):
              "  if (!f || std::fread(p, 1, n, f) != n) { std::fprintf(stderr, \"cannot read %s\\n\", path); std::exit(3); }",
              "  std::fclose(f); return p;", "}",
              "int main(int, char** argv) {", "  const char* kdt_in_dir = argv[1];", "  const char* kdt_out_dir = argv[2];"]
-    args = []
+    args, outputs, peer_lines = [], [], []
     for c in cparams:
+        p = byname.get(c) or byname.get(c[len("kd_"):])
         if c == "kdt_tensor_maps":
             # No map encoded (ok == 0): tensor DMAs take their per-row bulk copies.
             lines.append("  kdt_kernels::%s_tensor_maps kdt_tensor_maps{};" % name)
             args.append(c)
-            continue
-        p = byname[c] if c in byname else byname[c[len("kd_"):]]
-        if p["shape"] is None:
+        elif c == "kdt_peers":
+            # What the devices(N) launcher gives: every device's buffers of
+            # the refs written remotely, and zeroed sync buffers.
+            peer_lines.append("  kdt_kernels::%s_peers kdt_peers{};" % name)
+            peer_lines.append("  for (unsigned d = 0; d < %d; ++d) {" % nd)
+            for field in re.findall(r"\* (\w+)\[%d\];" % nd, body[:body.index("__global__")]):
+                if field == "sync":
+                    peer_lines.append("    kdt_peers.sync[d] = static_cast<unsigned long long*>(std::calloc(%d + 8, 1));" % sync_bytes)
+                else:
+                    q = byname.get(field) or byname.get(field[len("kd_"):])
+                    n = int(np.prod(q["shape"])) * np.dtype(NP[q["dtype"]]).itemsize
+                    peer_lines.append("    kdt_peers.%s[d] = reinterpret_cast<%s*>(kdt_buf_%s + d * %d);" % (field, CT[q["dtype"]], field, n))
+            peer_lines.append("  }")
+            args.append(c)
+        elif c == "kdt_device":
+            args.append("static_cast<int32_t>(kdt_d)")
+        elif p["shape"] is None:
             lines.append("  const %s %s = %s;" % (CT[p["dtype"]], c, scalar_expr(p)))
+            args.append(c)
         else:
             n = int(np.prod(p["shape"])) * np.dtype(NP[p["dtype"]]).itemsize
-            lines.append("  %s* %s = static_cast<%s*>(load(kdt_in_dir, \"%s\", %d, %s));" %
-                         (CT[p["dtype"]], c, CT[p["dtype"]], p["name"], n, "false" if p["mode"] == "out" else "true"))
-        args.append(c)
-    lines += ["  kdt_host::launch(%d, %d, [&] {" % (blocks, threads),
-              "    std::memset(kdt_kernels::kdt_smem, 0xA5, sizeof kdt_kernels::kdt_smem);  // stale shared memory",
-              "  }, [&] { kdt_kernels::%s_kernel(%s); });" % (name, ", ".join(args))]
-    for c in cparams:
-        p = byname.get(c) or byname.get(c[len("kd_"):])
-        if p is None or p["shape"] is None or p["mode"] == "in":
-            continue
-        n = int(np.prod(p["shape"])) * np.dtype(NP[p["dtype"]]).itemsize
-        lines += ["  { char path[4096]; std::snprintf(path, sizeof path, \"%%s/%s.out\", kdt_out_dir);" % p["name"],
-                  "    FILE* f = std::fopen(path, \"wb\"); std::fwrite(%s, 1, %d, f); std::fclose(f); }" % (c, n)]
+            lines.append("  char* const kdt_buf_%s = load(kdt_in_dir, \"%s\", %d, %s);" %
+                         (c, p["name"], n * nd, "false" if p["mode"] == "out" else "true"))
+            args.append("reinterpret_cast<%s*>(kdt_buf_%s + kdt_d * %d)" % (CT[p["dtype"]], c, n))
+            if p["mode"] != "in":
+                outputs.append((c, p["name"], n * nd))
+    lines += peer_lines  # after every buffer it names
+    lines += ["  kdt_host::launch(%d, %d, %d, %d, [&](unsigned kdt_d) {" % (nd, blocks, threads, smem),
+              "    kdt_kernels::%s_kernel(%s);" % (name, ", ".join(args)), "  });"]
+    for c, kd_name, n in outputs:
+        lines += ["  { char path[4096]; std::snprintf(path, sizeof path, \"%%s/%s.out\", kdt_out_dir);" % kd_name,
+                  "    FILE* f = std::fopen(path, \"wb\"); std::fwrite(kdt_buf_%s, 1, %d, f); std::fclose(f); }" % (c, n)]
     lines += ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
 
@@ -174,7 +212,7 @@ def compare(p, ref, got):
     return bad == 0, "%d elements differ" % bad
 
 
-def reference(sample, name, params):
+def reference(sample, name, k):
     """Inputs (seed 0) as NAME.npy and NAME.bin in the kernel's folder, and
     the interpretation path's outputs in its ref/; an error message or None."""
     d = os.path.join(work, sample + "_" + name)
@@ -182,11 +220,11 @@ def reference(sample, name, params):
     rng = np.random.default_rng(0)
     path = os.path.join(root, "samples", sample + ".kd")
     cmd = [kdt, "run", path, "--kernel", name, "--output-dir", os.path.join(d, "ref")]
-    for p in params:
+    for p in k["params"]:
         if p["shape"] is None:
             cmd += ["--input", "%s=%s" % (p["name"], scalar_value(p))]
         elif p["mode"] in ("in", "inout"):
-            a = gen(rng, p)
+            a = gen(rng, p, host_shape(k, p))
             np.save(os.path.join(d, p["name"] + ".npy"), a)
             a.tofile(os.path.join(d, p["name"] + ".bin"))
             cmd += ["--input", "%s=%s" % (p["name"], os.path.join(d, p["name"] + ".npy"))]
@@ -194,38 +232,41 @@ def reference(sample, name, params):
     return None if r.returncode == 0 else "kdt run failed: " + r.stderr.strip()
 
 
-def emulate(sample, name, variant, info, params, include):
+def emulate(sample, name, variant, info, k, include):
     """Builds and runs one kernel's host program; (passed, what was found)."""
-    blocks, threads, smem, cparams, body = info
     d = os.path.join(work, sample + "_" + name)
     tag = str(VARIANTS.index(variant))
     src = os.path.join(d, "prog_%s.cpp" % tag)
     with open(src, "w") as f:
-        f.write(host_program(name, blocks, threads, smem, cparams, params, body))
+        f.write(host_program(name, info, k))
     exe = os.path.join(d, "prog_" + tag)
     r = sh(["g++", "-std=c++20", "-O1", "-w", "-DKDT_CU_HOST=%d" % variant[2], "-I" + os.path.join(root, "tests", "cuda_host"),
             "-I" + os.path.join(root, "include"), "-I" + include, src, "-o", exe])
     if r.returncode != 0:
         return False, "host build failed:\n" + r.stderr[-3000:]
-    out = os.path.join(d, "out_" + tag)
-    os.makedirs(out, exist_ok=True)
-    try:
-        r = sh([exe, d, out], timeout=600)
-    except subprocess.TimeoutExpired:
-        return False, "timed out"
-    if r.returncode != 0:
-        return False, "status %d: %s" % (r.returncode, (r.stdout + r.stderr).strip()[-2000:])
     ok, notes = True, []
-    for p in params:
-        if p["shape"] is None or p["mode"] == "in":
-            continue
-        ref = np.load(os.path.join(d, "ref", p["name"] + ".npy"))
-        got = np.fromfile(os.path.join(out, p["name"] + ".out"), dtype=NP[p["dtype"]]).reshape(p["shape"])
-        if p["dtype"] == "bf16":
-            ref = ref.view(np.uint16).reshape(p["shape"])
-        good, note = compare(p, ref, got)
-        ok = ok and good
-        notes.append("%s: %s" % (p["name"], note))
+    # Several devices' blocks take turns: in order, then in two shuffled orders.
+    for seed in [0, 1, 2] if k["devices"] > 1 else [0]:
+        out = os.path.join(d, "out_%s_%d" % (tag, seed))
+        os.makedirs(out, exist_ok=True)
+        try:
+            r = sh([exe, d, out], timeout=600, env=dict(os.environ, KDT_HOST_SEED=str(seed)))
+        except subprocess.TimeoutExpired:
+            return False, "timed out"
+        if r.returncode != 0:
+            return False, "status %d (seed %d): %s" % (r.returncode, seed, (r.stdout + r.stderr).strip()[-2000:])
+        for p in k["params"]:
+            if p["shape"] is None or p["mode"] == "in":
+                continue
+            shape = host_shape(k, p)
+            ref = np.load(os.path.join(d, "ref", p["name"] + ".npy"))
+            got = np.fromfile(os.path.join(out, p["name"] + ".out"), dtype=NP[p["dtype"]]).reshape(shape)
+            if p["dtype"] == "bf16":
+                ref = ref.view(np.uint16).reshape(shape)
+            good, note = compare(p, ref, got)
+            ok = ok and good
+            if seed == 0 or not good:
+                notes.append("%s%s: %s" % (p["name"], " (seed %d)" % seed if seed else "", note))
     return ok, "; ".join(notes)
 
 
@@ -248,13 +289,12 @@ def main():
                 continue
             ran = []
             for name, info in sorted(cuda_kernels(open(cu).read()).items()):
-                skip = [u for u in UNSUPPORTED if u in info[4]]
-                if irs[name]["devices"] or skip:
-                    print("skip %s/%s (%s): %s" % (sample, name, variant[0], "devices(N)" if irs[name]["devices"] else
-                                                   "uses " + ", ".join(skip)))
+                skip = [u for u in UNSUPPORTED if u in info[5]]
+                if skip:
+                    print("skip %s/%s (%s): uses %s" % (sample, name, variant[0], ", ".join(skip)))
                     continue
-                refs[(sample, name)] = irs[name]["params"]
-                jobs.append((sample, name, variant, info, irs[name]["params"]))
+                refs[(sample, name)] = irs[name]
+                jobs.append((sample, name, variant, info, irs[name]))
                 ran.append(name)
             expected = EXPECTED[sample] or []
             if variant is VARIANTS[0] and sorted(expected) != sorted(ran):

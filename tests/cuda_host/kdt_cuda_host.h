@@ -27,7 +27,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <algorithm>
 #include <map>
+#include <random>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -82,18 +85,23 @@ inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 
 namespace kdt_host {
 
-// One CUDA thread: its fiber and what it waits for.
+// One CUDA thread: its fiber and what it waits for. Spinning: it polled
+// memory another block may write (a wait on another device) and found it
+// unchanged; it runs again, but made no progress.
 struct Fiber {
   ucontext_t context;
-  std::vector<char> stack;
-  enum class State { Running, AtBlockBarrier, AtWarpBarrier, Done } state = State::Running;
+  void* stack = nullptr;
+  enum class State { Running, Spinning, AtBlockBarrier, AtWarpBarrier, Done } state = State::Running;
 };
 
+constexpr size_t kStackBytes = 256 * 1024;
+
+// One block of one device: its threads, shared memory and async state.
 struct Block {
+  unsigned device = 0, id = 0;
   std::vector<Fiber> fibers;
-  ucontext_t scheduler;
-  unsigned current = 0;
-  std::function<void()> body;
+  std::vector<unsigned char> shared;
+  std::function<void()> body;  // one thread's code
   // A warp shuffle's values, one per lane of each warp.
   std::vector<unsigned long long> lanes;
   // The async proxy (kdt_cu_host below): each mbarrier by its address, and
@@ -118,98 +126,162 @@ struct Block {
   };
   std::map<const void*, Mbarrier> mbarriers;
   std::vector<ThreadAsync> async;
+
+  ~Block() {
+    for (Fiber& f : fibers) std::free(f.stack);
+  }
 };
-inline Block* block = nullptr;
+
+inline ucontext_t scheduler;
+inline Block* block = nullptr;  // the running thread's block
+inline unsigned current = 0;    // and its index in the block
+
+// The running thread's block's dynamic shared memory.
+inline unsigned char* shared_memory() { return block->shared.data(); }
 
 inline void yield(Fiber::State why) {
-  Fiber& f = block->fibers[block->current];
+  Fiber& f = block->fibers[current];
   f.state = why;
-  swapcontext(&f.context, &block->scheduler);
+  swapcontext(&f.context, &scheduler);
 }
 
 inline void fiber_main() {
   block->body();
-  block->fibers[block->current].state = Fiber::State::Done;
-  setcontext(&block->scheduler);
+  block->fibers[current].state = Fiber::State::Done;
+  setcontext(&scheduler);
 }
 
-[[noreturn]] inline void stuck(const char* what) {
-  std::fprintf(stderr, "emulated CUDA: block %u: %s\n", blockIdx.x, what);
+[[noreturn]] inline void stuck(Block& b, const char* what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "emulated CUDA: device %u, block %u: %s\n", b.device, b.id, what);
   std::exit(71);
 }
+[[noreturn]] inline void stuck(const char* what) { stuck(*block, what); }
 
-// Runs the fibers until all are done; releases a barrier once every
-// thread that has not returned waits at it (a warp barrier: every thread
-// of that warp).
-inline void schedule() {
-  const unsigned n = static_cast<unsigned>(block->fibers.size());
+// Releases what can be released in `b`: a warp barrier once every thread of
+// the warp waits at it, the block barrier once every thread does. Whether
+// anything was.
+inline bool release(Block& b) {
+  const unsigned n = static_cast<unsigned>(b.fibers.size());
+  bool released = false;
+  for (unsigned w = 0; w * 32 < n; ++w) {
+    const unsigned end = std::min(n, w * 32 + 32);
+    bool all = true;
+    for (unsigned t = w * 32; t < end; ++t) all = all && b.fibers[t].state == Fiber::State::AtWarpBarrier;
+    if (!all) continue;
+    for (unsigned t = w * 32; t < end; ++t) b.fibers[t].state = Fiber::State::Running;
+    released = true;
+  }
+  unsigned done = 0, at_block = 0;
+  for (const Fiber& f : b.fibers) {
+    done += f.state == Fiber::State::Done;
+    at_block += f.state == Fiber::State::AtBlockBarrier;
+  }
+  if (at_block > 0 && at_block + done == n) {
+    if (done) stuck(b, "__syncthreads() after some threads returned");
+    for (Fiber& f : b.fibers) f.state = Fiber::State::Running;
+    released = true;
+  }
+  return released;
+}
+
+// Runs the threads of `blocks` together (all resident at once, as a
+// cooperative launch) until every one has returned, each in turn until it
+// reaches a barrier, returns or spins. Fails where nothing can move: threads
+// of a block at different barriers, or every thread waiting on the others.
+// KDT_HOST_SEED (environment; 0 or unset: blocks in order) shuffles the
+// order blocks take their turns in, every round, for other interleavings.
+inline void run(std::vector<Block*> const& blocks) {
+  const char* seed = std::getenv("KDT_HOST_SEED");
+  std::mt19937 rng(seed ? static_cast<unsigned>(std::strtoul(seed, nullptr, 10)) : 0u);
+  std::vector<Block*> order = blocks;
   for (;;) {
-    for (unsigned t = 0; t < n; ++t) {
-      Fiber& f = block->fibers[t];
-      if (f.state != Fiber::State::Running) continue;
-      block->current = t;
-      threadIdx.x = t;
-      swapcontext(&block->scheduler, &f.context);
+    bool progress = false, all_done = true;
+    if (seed && std::strtoul(seed, nullptr, 10) != 0) std::shuffle(order.begin(), order.end(), rng);
+    for (Block* b : order) {
+      block = b;
+      threadIdx.x = 0;
+      blockIdx.x = b->id;
+      for (unsigned t = 0; t < b->fibers.size(); ++t) {
+        Fiber& f = b->fibers[t];
+        if (f.state != Fiber::State::Running && f.state != Fiber::State::Spinning) continue;
+        current = t;
+        threadIdx.x = t;
+        f.state = Fiber::State::Running;
+        swapcontext(&scheduler, &f.context);
+        progress |= f.state != Fiber::State::Spinning;
+      }
     }
-    unsigned done = 0, at_block = 0;
-    for (const Fiber& f : block->fibers) {
-      done += f.state == Fiber::State::Done;
-      at_block += f.state == Fiber::State::AtBlockBarrier;
+    for (Block* b : blocks) {
+      progress |= release(*b);
+      for (const Fiber& f : b->fibers) all_done = all_done && f.state == Fiber::State::Done;
     }
-    if (done == n) return;
-    bool released = false;
-    for (unsigned w = 0; w * 32 < n; ++w) {
-      const unsigned end = std::min(n, w * 32 + 32);
-      bool all = true;
-      for (unsigned t = w * 32; t < end; ++t) all = all && block->fibers[t].state == Fiber::State::AtWarpBarrier;
-      if (!all) continue;
-      for (unsigned t = w * 32; t < end; ++t) block->fibers[t].state = Fiber::State::Running;
-      released = true;
+    if (all_done) return;
+    if (progress) continue;
+    for (Block* b : blocks) {
+      bool spinning = false;
+      for (const Fiber& f : b->fibers) spinning = spinning || f.state == Fiber::State::Spinning;
+      if (!spinning) stuck(*b, "threads wait at different barriers (a barrier in divergent code)");
     }
-    if (released) continue;
-    if (at_block + done == n && at_block > 0) {
-      if (done) stuck("__syncthreads() after some threads returned");
-      for (Fiber& f : block->fibers) f.state = Fiber::State::Running;
-      continue;
-    }
-    stuck("threads wait at different barriers (a barrier in divergent code)");
+    stuck(*blocks.front(), "every thread waits for another: a deadlock between blocks or devices");
   }
 }
 
-// Runs `kernel` (one thread's code) over `blocks` blocks of `threads`
-// threads, `before_block` before each block's threads start.
-inline void launch(unsigned blocks, unsigned threads, const std::function<void()>& before_block,
-                   const std::function<void()>& kernel) {
-  blockDim.x = threads;
-  gridDim.x = blocks;
-  Block b;
-  b.body = kernel;
-  b.lanes.assign(((threads + 31) / 32) * 32, 0);
-  block = &b;
-  for (unsigned id = 0; id < blocks; ++id) {
-    blockIdx.x = id;
-    before_block();
-    b.mbarriers.clear();
-    b.async.assign(threads, Block::ThreadAsync{});
-    b.fibers.assign(threads, Fiber{});
-    for (Fiber& f : b.fibers) {
-      f.stack.resize(256 * 1024);
-      getcontext(&f.context);
-      f.context.uc_stack.ss_sp = f.stack.data();
-      f.context.uc_stack.ss_size = f.stack.size();
-      f.context.uc_link = nullptr;
-      makecontext(&f.context, fiber_main, 0);
-    }
-    schedule();
-    // Bulk stores nobody waited for still land (after the block, as late as can be).
-    for (Block::ThreadAsync& a : b.async) {
-      a.groups.push_back(a.open);
-      for (const auto& group : a.groups) {
-        for (const Block::Copy& c : group) c.land(c.dst, c.src, c.bytes);
-      }
+// A block of `threads` threads running `kernel`, its shared memory junk.
+inline std::unique_ptr<Block> make_block(unsigned device, unsigned id, unsigned threads, size_t shared_bytes,
+                                         std::function<void()> kernel) {
+  auto b = std::make_unique<Block>();
+  b->device = device;
+  b->id = id;
+  b->body = std::move(kernel);
+  b->shared.assign(std::max<size_t>(shared_bytes, 16), 0xA5);  // stale shared memory
+  b->lanes.assign(((threads + 31) / 32) * 32, 0);
+  b->async.assign(threads, Block::ThreadAsync{});
+  b->fibers.assign(threads, Fiber{});
+  for (Fiber& f : b->fibers) {
+    f.stack = std::malloc(kStackBytes);  // untouched pages cost nothing
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack;
+    f.context.uc_stack.ss_size = kStackBytes;
+    f.context.uc_link = nullptr;
+    makecontext(&f.context, fiber_main, 0);
+  }
+  return b;
+}
+
+// Bulk stores nobody waited for still land (after the block: as late as can be).
+inline void land_the_rest(Block& b) {
+  for (Block::ThreadAsync& a : b.async) {
+    a.groups.push_back(a.open);
+    for (const auto& group : a.groups) {
+      for (const Block::Copy& c : group) c.land(c.dst, c.src, c.bytes);
     }
   }
-  block = nullptr;
+}
+
+// Runs `kernel(device)` (one thread's code) over `blocks` blocks of
+// `threads` threads on each of `devices` devices. One device: block after
+// block. Several: every block of every device at once (kdt launches them
+// cooperatively: they may wait for each other).
+inline void launch(unsigned devices, unsigned blocks, unsigned threads, size_t shared_bytes,
+                   const std::function<void(unsigned device)>& kernel) {
+  blockDim.x = threads;
+  gridDim.x = blocks;
+  std::vector<std::unique_ptr<Block>> all;
+  for (unsigned d = 0; d < devices; ++d) {
+    for (unsigned id = 0; id < blocks; ++id) {
+      all.push_back(make_block(d, id, threads, shared_bytes, [&kernel, d] { kernel(d); }));
+      if (devices > 1) continue;
+      run({all.back().get()});
+      land_the_rest(*all.back());
+      all.clear();
+    }
+  }
+  if (all.empty()) return;
+  std::vector<Block*> together;
+  for (auto& b : all) together.push_back(b.get());
+  run(together);
+  for (auto& b : all) land_the_rest(*b);
 }
 
 }  // namespace kdt_host
@@ -259,8 +331,9 @@ inline size_t __cvta_generic_to_shared(const void* p) { return reinterpret_cast<
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}
-// Only waits for other devices sleep, and those kernels are not emulated.
-inline void __nanosleep(unsigned) {}
+// A wait for another block or device polls, sleeping between polls: here it
+// lets every other thread run first.
+inline void __nanosleep(unsigned) { kdt_host::yield(kdt_host::Fiber::State::Spinning); }
 
 // The async proxy of kdt_cuda_dma.h (KDT_CU_HOST). Copies do not land when
 // issued: those completing on an mbarrier land when a thread first waits

@@ -16,9 +16,13 @@ namespace kdt_cu {
 #define KDT_CU_WAIT_TIMEOUT_NS 10000000000ull  // 10 s
 #endif
 __device__ inline unsigned long long global_timer() {
+#if defined(KDT_CU_HOST)
+  return 0;  // the tests' host model finds deadlocks itself
+#else
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+#endif
 }
 // Stops the kernel: prints the KD location `site` ("file:line:col: what
 // the statement is", emitted at each call) and `why`, then traps. The
