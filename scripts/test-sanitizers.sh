@@ -7,7 +7,8 @@
 #
 # Slow suites run once (in scripts/test.sh), not twice: left out here are
 # those whose time goes to other programs on kdt's output — nvcc
-# (cuda_nvcc_*, cuda_link, cuda_nvshmem, gpu_check_build), mpirun
+# (cuda_nvcc_*, cuda_link, cuda_nvshmem, gpu_check_build), g++ on the emitted
+# CUDA run by the host model (cuda_emulated), mpirun
 # (e2e_mpi), gdb (e2e_gdb), cmake/cpack (cmake_consumer, cpack_deb),
 # Neovim and zsh (neovim_lsp, completion_zsh), the sanitized or re-run
 # emitted programs (e2e_sanitized_samples, e2e_jobs_determinism). kdt's

@@ -270,6 +270,26 @@ def emulate(sample, name, variant, info, k, include):
     return ok, "; ".join(notes)
 
 
+def selfcheck(include):
+    """The model's own checks (selfcheck.cpp): failures it must report, orders
+    it must keep. Returns the failed cases."""
+    exe = os.path.join(work, "selfcheck")
+    r = sh(["g++", "-std=c++20", "-O1", "-w", "-DKDT_CU_HOST=900", "-I" + os.path.join(root, "tests", "cuda_host"),
+            "-I" + os.path.join(root, "include"), "-I" + include, os.path.join(root, "tests", "cuda_host", "selfcheck.cpp"),
+            "-o", exe])
+    if r.returncode != 0:
+        return ["selfcheck: build failed:\n" + r.stderr[-3000:]]
+    failed = []
+    for case, status, says in [("divergent_barrier", 71, "__syncthreads() after some threads returned"), ("barrier_orders", 0, ""),
+                               ("copy_lands_at_wait", 0, ""), ("devices_deadlock", 71, "a deadlock")]:
+        r = sh([exe, case], timeout=60)
+        good = r.returncode == status and says in r.stderr
+        print("%s selfcheck %s: status %d %s" % ("PASS" if good else "FAIL", case, r.returncode, r.stderr.strip()))
+        if not good:
+            failed.append("selfcheck " + case)
+    return failed
+
+
 def main():
     include = cuda_include()
     if include is None:
@@ -277,7 +297,7 @@ def main():
         return 0
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    refs, jobs, failures = {}, [], []
+    refs, jobs, failures = {}, [], selfcheck(include)
     for sample in sorted(EXPECTED):
         path = os.path.join(root, "samples", sample + ".kd")
         irs = ir_kernels(path)
