@@ -24,24 +24,36 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import run_regressions  # noqa: E402  (the regressions' RUN-INPUT and RUN-ARGS lines)
+
 kdt, root, work = (os.path.abspath(a) for a in sys.argv[1:4])
 
 # The samples. With a list, the kernels that must run here
 # for sm_90 (a kernel dropping out, for instance because it starts using
 # inline PTX, fails the test until the list says so); None: the sample has
 # none that can.
-EXPECTED = {"accumulate_blocks": ["accumulate_blocks"], "block_matmul": ["matmul"],
-            "block_reduce": ["row_sums"], "block_rows": ["layernorm", "softmax"], "collatz": ["collatz"],
-            "dma_pipeline": ["dma_pipeline"], "fifo_hazard": ["one_sem_per_slot", "relies_on_fifo"], "generic_matmul": None,
-            "hash_rng": ["hash_rng"], "layernorm": ["layernorm"], "matmul": ["matmul"],
-            "mixed_precision": ["quantize_rows", "rope"], "partial_accumulate": ["partial_accumulate"],
-            "ptx_fallback": None, "ptx_translate": None, "ragged_edge": ["ragged_edge", "ragged_rows"],
-            "reduction": ["row_stats", "tree_sum"], "softmax": ["softmax"], "stencil": ["stencil"],
+EXPECTED = {"samples/accumulate_blocks": ["accumulate_blocks"], "samples/block_matmul": ["matmul"],
+            "samples/block_reduce": ["row_sums"], "samples/block_rows": ["layernorm", "softmax"], "samples/collatz": ["collatz"],
+            "samples/dma_pipeline": ["dma_pipeline"], "samples/fifo_hazard": ["one_sem_per_slot", "relies_on_fifo"], "samples/generic_matmul": None,
+            "samples/hash_rng": ["hash_rng"], "samples/layernorm": ["layernorm"], "samples/matmul": ["matmul"],
+            "samples/mixed_precision": ["quantize_rows", "rope"], "samples/partial_accumulate": ["partial_accumulate"],
+            "samples/ptx_fallback": None, "samples/ptx_translate": None, "samples/ragged_edge": ["ragged_edge", "ragged_rows"],
+            "samples/reduction": ["row_stats", "tree_sum"], "samples/softmax": ["softmax"], "samples/stencil": ["stencil"],
             # devices(4), devices(x: 2, y: 4): every device's blocks at once
-            "all_gather": ["all_gather"], "all_gather_steps": ["all_gather"], "peer_scratch": ["peer_scratch"],
-            "remote_accumulate": ["remote_accumulate"], "ring_allreduce": ["ring_allreduce"],
-            "ring_exchange": ["ring_exchange"], "scoped_barrier": ["scoped_barrier"],
-            "mesh_allreduce": ["mesh_allreduce"], "reduce_scatter": ["reduce_scatter"]}
+            "samples/all_gather": ["all_gather"], "samples/all_gather_steps": ["all_gather"], "samples/peer_scratch": ["peer_scratch"],
+            "samples/remote_accumulate": ["remote_accumulate"], "samples/ring_allreduce": ["ring_allreduce"],
+            "samples/ring_exchange": ["ring_exchange"], "samples/scoped_barrier": ["scoped_barrier"],
+            "samples/mesh_allreduce": ["mesh_allreduce"], "samples/reduce_scatter": ["reduce_scatter"],
+            # The compiled path's regression kernels that scripts/gpu-check runs
+            # (their RUN-INPUT values and RUN-ARGS; outputs equal exactly).
+            "tests/e2e/regressions/bf16_from_i64": ["bf16_from_i64"],
+            "tests/e2e/regressions/many_in_flight": ["many_in_flight"],
+            "tests/e2e/regressions/subnormal_adds_flushed": ["subnormal_adds"],
+            "tests/e2e/regressions/reduce_order": ["reduce_order"],
+            "tests/e2e/regressions/tensor_boxes": ["tensor_boxes"],
+            "tests/e2e/regressions/tensor_subnormal_adds": ["tensor_subnormal_adds"]}
 # Each sample is emitted for sm_90 (bulk copies, mbarriers; tensor maps not
 # encoded, so their per-row bulk copies), for sm_90 with 100 threads per
 # block (a partial last warp: block reductions over 3 whole warps and 4
@@ -197,8 +209,14 @@ def host_program(name, info, k):
     return "\n".join(lines) + "\n"
 
 
-def compare(p, ref, got):
+def compare(p, ref, got, exact=False):
     dt = p["dtype"]
+    if exact:  # a regression's chosen values: equal (-0 == +0, NaN == NaN; bf16 bit for bit)
+        differ = got != ref
+        if dt in ("f16", "f32", "f64"):
+            differ &= ~(np.isnan(got) & np.isnan(ref))
+        bad = int(np.count_nonzero(differ))
+        return bad == 0, "%d elements differ (exact)" % bad
     if dt == "bf16":
         ref = (ref.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
         got = (got.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
@@ -215,16 +233,19 @@ def compare(p, ref, got):
 def reference(sample, name, k):
     """Inputs (seed 0) as NAME.npy and NAME.bin in the kernel's folder, and
     the interpretation path's outputs in its ref/; an error message or None."""
-    d = os.path.join(work, sample + "_" + name)
+    d = os.path.join(work, os.path.basename(sample) + "_" + name)
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(0)
-    path = os.path.join(root, "samples", sample + ".kd")
+    path = os.path.join(root, sample + ".kd")
     cmd = [kdt, "run", path, "--kernel", name, "--output-dir", os.path.join(d, "ref")]
+    chosen = run_regressions.run_inputs(path)
+    for args in run_regressions.directives(path, "RUN-ARGS"):
+        cmd += args.split()
     for p in k["params"]:
         if p["shape"] is None:
             cmd += ["--input", "%s=%s" % (p["name"], scalar_value(p))]
         elif p["mode"] in ("in", "inout"):
-            a = gen(rng, p, host_shape(k, p))
+            a = chosen[p["name"]] if p["name"] in chosen else gen(rng, p, host_shape(k, p))
             np.save(os.path.join(d, p["name"] + ".npy"), a)
             a.tofile(os.path.join(d, p["name"] + ".bin"))
             cmd += ["--input", "%s=%s" % (p["name"], os.path.join(d, p["name"] + ".npy"))]
@@ -234,7 +255,8 @@ def reference(sample, name, k):
 
 def emulate(sample, name, variant, info, k, include):
     """Builds and runs one kernel's host program; (passed, what was found)."""
-    d = os.path.join(work, sample + "_" + name)
+    d = os.path.join(work, os.path.basename(sample) + "_" + name)
+    exact = bool(run_regressions.run_inputs(os.path.join(root, sample + ".kd")))
     tag = str(VARIANTS.index(variant))
     src = os.path.join(d, "prog_%s.cpp" % tag)
     with open(src, "w") as f:
@@ -263,7 +285,7 @@ def emulate(sample, name, variant, info, k, include):
             got = np.fromfile(os.path.join(out, p["name"] + ".out"), dtype=NP[p["dtype"]]).reshape(shape)
             if p["dtype"] == "bf16":
                 ref = ref.view(np.uint16).reshape(shape)
-            good, note = compare(p, ref, got)
+            good, note = compare(p, ref, got, exact)
             ok = ok and good
             if seed == 0 or not good:
                 notes.append("%s%s: %s" % (p["name"], " (seed %d)" % seed if seed else "", note))
@@ -299,10 +321,10 @@ def main():
     os.makedirs(work)
     refs, jobs, failures = {}, [], selfcheck(include)
     for sample in sorted(EXPECTED):
-        path = os.path.join(root, "samples", sample + ".kd")
+        path = os.path.join(root, sample + ".kd")
         irs = ir_kernels(path)
         for variant in VARIANTS:
-            cu = os.path.join(work, "%s_%d.cu" % (sample, VARIANTS.index(variant)))
+            cu = os.path.join(work, "%s_%d.cu" % (os.path.basename(sample), VARIANTS.index(variant)))
             r = sh([kdt, "--emit=cuda"] + variant[1] + [path, "-o", cu])
             if r.returncode != 0:
                 failures.append("%s (%s): kdt --emit=cuda failed: %s" % (sample, variant[0], r.stderr.strip()))

@@ -309,10 +309,14 @@ inline T __shfl_down_sync(unsigned, T v, unsigned delta, int width = 32) {
 
 // Atomics and fences: fibers switch only at barriers, so a plain
 // read-modify-write is atomic and every write is seen in program order.
+// An f32 atomic add flushes subnormal inputs and results to zero, as the
+// GPU's red/atom.add.f32 does (docs/cuda.md, issue 19 item 6).
+inline float flush_subnormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 template <class T>
 inline T atomicAdd(T* p, T v) {
   const T old = *p;
-  *p = old + v;
+  if constexpr (std::is_same_v<T, float>) *p = flush_subnormal(flush_subnormal(old) + flush_subnormal(v));
+  else *p = old + v;
   return old;
 }
 template <class T>
@@ -388,14 +392,13 @@ inline void cp_async_arrive(void* bar) {
 inline void bulk_s2g(void* dst, const void* src, unsigned bytes) { mine().open.push_back({dst, src, bytes, copy_bytes}); }
 // dst += src element by element, as the bulk reduce engine adds: f32 with
 // subnormals flushed (.add.f32), f16/bf16 rounded once (.noftz), integers wrapping.
-inline float flush(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 template <class T>
 inline void add_land(void* dst, const void* src, unsigned bytes) {
   T* d = static_cast<T*>(dst);
   const T* s = static_cast<const T*>(src);
   for (unsigned i = 0; i < bytes / sizeof(T); ++i) {
     if constexpr (std::is_same_v<T, float>) {
-      d[i] = flush(flush(d[i]) + flush(s[i]));
+      d[i] = flush_subnormal(flush_subnormal(d[i]) + flush_subnormal(s[i]));
     } else if constexpr (std::is_same_v<T, __half>) {
       d[i] = __float2half_rn(__half2float(d[i]) + __half2float(s[i]));
     } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
