@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The compiled path run without a GPU: every kernel of the samples
-(devices(N) ones included) that uses no inline PTX and no tensor-core `dot` is emitted as
+(devices(N) ones included) that uses no inline PTX and no wgmma is emitted as
 CUDA (sm_90; sm_90 with 100 threads per block; sm_80), its `__global__`
 function compiled for the host against tests/cuda_host/kdt_cuda_host.h
 (one fiber per CUDA thread, block after block; `__syncthreads()` and warp
@@ -34,11 +34,11 @@ kdt, root, work = (os.path.abspath(a) for a in sys.argv[1:4])
 # for sm_90 (a kernel dropping out, for instance because it starts using
 # inline PTX, fails the test until the list says so); None: the sample has
 # none that can.
-EXPECTED = {"samples/accumulate_blocks": ["accumulate_blocks"], "samples/block_matmul": ["matmul"],
+EXPECTED = {"samples/accumulate_blocks": ["accumulate_blocks"], "samples/block_matmul": ["matmul", "matmul_bf16"],
             "samples/block_reduce": ["row_sums"], "samples/block_rows": ["layernorm", "softmax"], "samples/collatz": ["collatz"],
-            "samples/dma_pipeline": ["dma_pipeline"], "samples/fifo_hazard": ["one_sem_per_slot", "relies_on_fifo"], "samples/generic_matmul": None,
+            "samples/dma_pipeline": ["dma_pipeline"], "samples/fifo_hazard": ["one_sem_per_slot", "relies_on_fifo"], "samples/generic_matmul": ["matmul", "matmul_direct"],
             "samples/hash_rng": ["hash_rng"], "samples/layernorm": ["layernorm"], "samples/matmul": ["matmul"],
-            "samples/mixed_precision": ["quantize_rows", "rope"], "samples/partial_accumulate": ["partial_accumulate"],
+            "samples/mixed_precision": ["bf16_matmul_gelu", "int8_matmul", "quantize_rows", "rope"], "samples/partial_accumulate": ["partial_accumulate"],
             "samples/ptx_fallback": None, "samples/ptx_translate": None, "samples/ragged_edge": ["ragged_edge", "ragged_rows"],
             "samples/reduction": ["row_stats", "tree_sum"], "samples/softmax": ["softmax"], "samples/stencil": ["stencil"],
             # devices(4), devices(x: 2, y: 4): every device's blocks at once
@@ -63,7 +63,7 @@ EXPECTED = {"samples/accumulate_blocks": ["accumulate_blocks"], "samples/block_m
 VARIANTS = [("sm_90", ["--arch=sm_90"], 900), ("sm_90, 100 threads", ["--arch=sm_90", "--threads=100"], 900),
             ("sm_80", ["--arch=sm_80"], 800)]
 # What the host model does not run.
-UNSUPPORTED = ["asm volatile", "dot_mma", "dot_wgmma", "nvshmem"]
+UNSUPPORTED = ["asm volatile", "dot_wgmma", "nvshmem"]
 NP = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
       "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": np.uint16,
       "f32": np.float32, "f64": np.float64}

@@ -6,9 +6,9 @@
 // block indices, dynamic shared memory, block barriers, `__shfl_down_sync`,
 // atomics, the device runtime's C++ (kdt_cuda.h compiled for the host with
 // KDT_CU_HOST: values, block reductions, DMA queues) and a model of its
-// async proxy (bulk copies and reduces, cp.async, mbarriers; below).
-// Tensor cores and inline PTX are not emulated; emulate.py leaves such
-// kernels out and says so.
+// async proxy (bulk copies and reduces, cp.async, mbarriers; below) and
+// of the warp matrix functions (mma.h here). wgmma and inline PTX are not
+// emulated; emulate.py leaves such kernels out and says so.
 //
 // Fibers (ucontext) rather than OS threads: a block's threads switch only
 // at barriers, in thread order, so a run is deterministic, fast, and a
@@ -288,6 +288,8 @@ inline void launch(unsigned devices, unsigned blocks, unsigned threads, size_t s
 
 inline void __syncthreads() { kdt_host::yield(kdt_host::Fiber::State::AtBlockBarrier); }
 
+inline void __syncwarp(unsigned = 0xffffffffu) { kdt_host::yield(kdt_host::Fiber::State::AtWarpBarrier); }
+
 // Lane (lane + delta)'s value, or the caller's own past the warp's end;
 // every thread of the warp takes part (kdt's shuffles always are convergent).
 template <class T>
@@ -428,8 +430,7 @@ inline void bulk_wait_group(unsigned younger) {
 
 }  // namespace kdt_cu_host
 
-// The device runtime as kdt embeds it. Without __CUDA_ARCH__ its PTX paths
-// (bulk copies, cp.async, mbarriers, tensor cores) are compiled out; the
-// kernels emulate.py runs never reach them (it emits them for sm_70 or
-// leaves them out). tests/cuda_host/mma.h stands in for <mma.h>.
+// The device runtime as kdt embeds it, with KDT_CU_HOST: its async copies
+// and mbarriers call kdt_cu_host above, its `dot_mma` the warp matrix
+// functions of tests/cuda_host/mma.h (which stands in for <mma.h>).
 #include "kdt/runtime/cuda/kdt_cuda.h"
