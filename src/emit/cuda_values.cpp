@@ -73,6 +73,7 @@ void KernelEmitter::let(const ir::Stmt& s) {
       else if (v.kind == ExprKind::Dot) dot(v, name);
       else if (v.kind == ExprKind::Transpose) transpose(v, name);
       else tile_slice(v, name);
+      predeclared_.clear();
       materialized_[&v] = name;
     } else {
       store_tile(name, l.type.shape, v);

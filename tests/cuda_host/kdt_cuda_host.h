@@ -1,7 +1,9 @@
 // The CUDA execution model on the host, for testing the compiled path
 // without a GPU (tests/cuda_host/emulate.py): a `__global__` function kdt
-// emitted runs here as one fiber per CUDA thread, block after block, with
-// `__syncthreads()` and warp shuffles as points where the fibers meet.
+// emitted runs here as one fiber per CUDA thread — a single device's blocks
+// one after another, several devices' blocks all at once — with
+// `__syncthreads()`, warp shuffles and polling waits as the points where
+// the fibers switch.
 // What it covers is what a kernel's text uses besides memory: thread and
 // block indices, dynamic shared memory, block barriers, `__shfl_down_sync`,
 // atomics, the device runtime's C++ (kdt_cuda.h compiled for the host with
@@ -10,10 +12,10 @@
 // of the warp matrix functions (mma.h here). wgmma and inline PTX are not
 // emulated; emulate.py leaves such kernels out and says so.
 //
-// Fibers (ucontext) rather than OS threads: a block's threads switch only
-// at barriers, in thread order, so a run is deterministic, fast, and a
-// barrier some threads of a block never reach is reported instead of
-// hanging.
+// Fibers (ucontext) rather than OS threads: threads switch only at those
+// points, in a fixed order, so a run is deterministic, fast, and a barrier
+// some threads of a block never reach, or devices all waiting for each
+// other, is reported instead of hanging.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -21,16 +23,17 @@
 #include <math.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <algorithm>
 #include <map>
-#include <random>
 #include <memory>
+#include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -49,26 +52,18 @@ inline kdt_host_dim3 blockDim, gridDim;
   std::fprintf(stderr, "emulated CUDA: __trap() (block %u, thread %u)\n", blockIdx.x, threadIdx.x);
   std::exit(70);
 }
-inline float __uint_as_float(unsigned u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
+// The bits of `from` as a To (the __X_as_Y intrinsics).
+template <class To, class From>
+inline To kdt_host_bits(From from) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
 }
-inline float __int_as_float(int i) {
-  float f;
-  std::memcpy(&f, &i, 4);
-  return f;
-}
-inline double __longlong_as_double(long long i) {
-  double d;
-  std::memcpy(&d, &i, 8);
-  return d;
-}
-inline unsigned __float_as_uint(float f) {
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+inline float __uint_as_float(unsigned u) { return kdt_host_bits<float>(u); }
+inline float __int_as_float(int i) { return kdt_host_bits<float>(i); }
+inline double __longlong_as_double(long long i) { return kdt_host_bits<double>(i); }
+inline unsigned __float_as_uint(float f) { return kdt_host_bits<unsigned>(f); }
 // Conversions rounding toward zero: the nearest float, stepped toward zero
 // where it overshoots.
 template <class I>
