@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(128) accumulate_blocks_kernel(const float* x, 
   }
   kdt_cu::dma_retire(kdt_q_stored[0], kdt_bar_stored + 0 * 8, "samples/accumulate_blocks.kd:23:5: dma_wait on `stored`", kdt_bulk_groups);
 }
-#line 1579 "<stdout>"
+#line 1587 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned accumulate_blocks_threads = 128;

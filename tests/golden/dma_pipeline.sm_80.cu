@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(128) dma_pipeline_kernel(const float* x, float
 #line 57
   kdt_sem_stored[0] -= int32_t(16);
 }
-#line 1654 "<stdout>"
+#line 1662 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr unsigned dma_pipeline_threads = 128;

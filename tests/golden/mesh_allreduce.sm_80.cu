@@ -637,7 +637,7 @@ __global__ void __launch_bounds__(128) mesh_allreduce_kernel(const float* data, 
   }
 #line 123
 }
-#line 2072 "<stdout>"
+#line 2080 "<stdout>"
 
 #ifndef __CUDACC_RTC__
 constexpr int mesh_allreduce_devices = 8;
