@@ -3,8 +3,8 @@
 (devices(N) ones included) that uses no inline PTX and no wgmma is emitted as
 CUDA (sm_90; sm_90 with 100 threads per block; sm_80), its `__global__`
 function compiled for the host against tests/cuda_host/kdt_cuda_host.h
-(one fiber per CUDA thread, block after block; `__syncthreads()` and warp
-shuffles where they meet; bulk copies, cp.async and mbarriers modelled
+(one fiber per CUDA thread; `__syncthreads()`, warp shuffles and polling
+waits where they switch; bulk copies, cp.async and mbarriers modelled
 with copies landing as late as the GPU may), run on NumPy inputs, and its
 outputs compared with the interpretation path's (`kdt run`) on the same
 inputs. Element loops, block-stride and register-tile layouts, barriers,
@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import run_regressions  # noqa: E402  (the regressions' RUN-INPUT and RUN-ARGS lines)
+from kernel_io import CT, NP, compare, gen, host_shape, kernels_of, nbytes, scalar_expr, scalar_value  # noqa: E402
 
 kdt, root, work = (os.path.abspath(a) for a in sys.argv[1:4])
 
@@ -34,26 +35,44 @@ kdt, root, work = (os.path.abspath(a) for a in sys.argv[1:4])
 # for sm_90 (a kernel dropping out, for instance because it starts using
 # inline PTX, fails the test until the list says so); None: the sample has
 # none that can.
-EXPECTED = {"samples/accumulate_blocks": ["accumulate_blocks"], "samples/block_matmul": ["matmul", "matmul_bf16"],
-            "samples/block_reduce": ["row_sums"], "samples/block_rows": ["layernorm", "softmax"], "samples/collatz": ["collatz"],
-            "samples/dma_pipeline": ["dma_pipeline"], "samples/fifo_hazard": ["one_sem_per_slot", "relies_on_fifo"], "samples/generic_matmul": ["matmul", "matmul_direct"],
-            "samples/hash_rng": ["hash_rng"], "samples/layernorm": ["layernorm"], "samples/matmul": ["matmul"],
-            "samples/mixed_precision": ["bf16_matmul_gelu", "int8_matmul", "quantize_rows", "rope"], "samples/partial_accumulate": ["partial_accumulate"],
-            "samples/ptx_fallback": None, "samples/ptx_translate": None, "samples/ragged_edge": ["ragged_edge", "ragged_rows"],
-            "samples/reduction": ["row_stats", "tree_sum"], "samples/softmax": ["softmax"], "samples/stencil": ["stencil"],
-            # devices(4), devices(x: 2, y: 4): every device's blocks at once
-            "samples/all_gather": ["all_gather"], "samples/all_gather_steps": ["all_gather"], "samples/peer_scratch": ["peer_scratch"],
-            "samples/remote_accumulate": ["remote_accumulate"], "samples/ring_allreduce": ["ring_allreduce"],
-            "samples/ring_exchange": ["ring_exchange"], "samples/scoped_barrier": ["scoped_barrier"],
-            "samples/mesh_allreduce": ["mesh_allreduce"], "samples/reduce_scatter": ["reduce_scatter"],
-            # The compiled path's regression kernels that scripts/gpu-check runs
-            # (their RUN-INPUT values and RUN-ARGS; outputs equal exactly).
-            "tests/e2e/regressions/bf16_from_i64": ["bf16_from_i64"],
-            "tests/e2e/regressions/many_in_flight": ["many_in_flight"],
-            "tests/e2e/regressions/subnormal_adds_flushed": ["subnormal_adds"],
-            "tests/e2e/regressions/reduce_order": ["reduce_order"],
-            "tests/e2e/regressions/tensor_boxes": ["tensor_boxes"],
-            "tests/e2e/regressions/tensor_subnormal_adds": ["tensor_subnormal_adds"]}
+EXPECTED = {
+    "samples/accumulate_blocks": ["accumulate_blocks"],
+    "samples/block_matmul": ["matmul", "matmul_bf16"],
+    "samples/block_reduce": ["row_sums"],
+    "samples/block_rows": ["layernorm", "softmax"],
+    "samples/collatz": ["collatz"],
+    "samples/dma_pipeline": ["dma_pipeline"],
+    "samples/fifo_hazard": ["one_sem_per_slot", "relies_on_fifo"],
+    "samples/generic_matmul": ["matmul", "matmul_direct"],
+    "samples/hash_rng": ["hash_rng"],
+    "samples/layernorm": ["layernorm"],
+    "samples/matmul": ["matmul"],
+    "samples/mixed_precision": ["bf16_matmul_gelu", "int8_matmul", "quantize_rows", "rope"],
+    "samples/partial_accumulate": ["partial_accumulate"],
+    "samples/ptx_fallback": None,
+    "samples/ptx_translate": None,
+    "samples/ragged_edge": ["ragged_edge", "ragged_rows"],
+    "samples/reduction": ["row_stats", "tree_sum"],
+    "samples/softmax": ["softmax"],
+    "samples/stencil": ["stencil"],
+    # devices(4), devices(x: 2, y: 4): every device's blocks at once
+    "samples/all_gather": ["all_gather"],
+    "samples/all_gather_steps": ["all_gather"],
+    "samples/peer_scratch": ["peer_scratch"],
+    "samples/remote_accumulate": ["remote_accumulate"],
+    "samples/ring_allreduce": ["ring_allreduce"],
+    "samples/ring_exchange": ["ring_exchange"],
+    "samples/scoped_barrier": ["scoped_barrier"],
+    "samples/mesh_allreduce": ["mesh_allreduce"],
+    "samples/reduce_scatter": ["reduce_scatter"],
+    # The compiled path's regression kernels that scripts/gpu-check runs
+    # (their RUN-INPUT values and RUN-ARGS; outputs equal exactly).
+    "tests/e2e/regressions/bf16_from_i64": ["bf16_from_i64"],
+    "tests/e2e/regressions/many_in_flight": ["many_in_flight"],
+    "tests/e2e/regressions/subnormal_adds_flushed": ["subnormal_adds"],
+    "tests/e2e/regressions/reduce_order": ["reduce_order"],
+    "tests/e2e/regressions/tensor_boxes": ["tensor_boxes"],
+    "tests/e2e/regressions/tensor_subnormal_adds": ["tensor_subnormal_adds"]}
 # Each sample is emitted for sm_90 (bulk copies, mbarriers; tensor maps not
 # encoded, so their per-row bulk copies), for sm_90 with 100 threads per
 # block (a partial last warp: block reductions over 3 whole warps and 4
@@ -64,14 +83,6 @@ VARIANTS = [("sm_90", ["--arch=sm_90"], 900), ("sm_90, 100 threads", ["--arch=sm
             ("sm_80", ["--arch=sm_80"], 800)]
 # What the host model does not run.
 UNSUPPORTED = ["asm volatile", "dot_wgmma", "nvshmem"]
-NP = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
-      "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": np.uint16,
-      "f32": np.float32, "f64": np.float64}
-CT = {"bool": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", "u8": "uint8_t",
-      "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t", "f16": "__half", "bf16": "__nv_bfloat16",
-      "f32": "float", "f64": "double"}
-
-
 def cuda_include():
     nvcc = shutil.which("nvcc")
     for base in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda", os.path.dirname(os.path.dirname(nvcc or ""))):
@@ -82,33 +93,6 @@ def cuda_include():
 
 def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def ir_kernels(path):
-    """Each kernel's devices (a mesh's axes; [1] for one device) and parameters
-    from `kdt --emit=ir`: name, dtype, shape (None: scalar), mode."""
-    out, cur = {}, None
-    for line in sh([kdt, "--emit=ir", path]).stdout.splitlines():
-        m = re.match(r"kernel @(\w+)(.*)", line)
-        if m:
-            nd = re.search(r"devices\(([^)]*)\)", m.group(2))
-            mesh = [int(a.split(":")[-1]) for a in nd.group(1).split(",")] if nd else [1]
-            cur = out[m.group(1)] = {"mesh": mesh, "devices": int(np.prod(mesh)), "params": []}
-            continue
-        m = re.match(r"\s*param %(\w+): (\w+)(?:\[([^\]]*)\])?(?: @(\w+))?(?: (inout|in|out))?", line)
-        if m and cur is not None:
-            name, dt, shape, _, mode = m.groups()
-            cur["params"].append({"name": name, "dtype": dt, "mode": mode or "in",
-                                  "shape": [int(s) for s in shape.split(",")] if shape else None})
-    return out
-
-
-def host_shape(k, p):
-    """A ref parameter's NumPy shape (spec section 15): mesh-major for a mesh of
-    two or more axes, [N, ...] for devices(N); device-major bytes either way."""
-    if len(k["mesh"]) > 1:
-        return k["mesh"] + p["shape"]
-    return ([k["devices"]] if k["devices"] > 1 else []) + p["shape"]
 
 
 def cuda_kernels(text):
@@ -126,27 +110,6 @@ def cuda_kernels(text):
         found[m.group(2)] = (int(m.group(3)), int(m.group(4)), int(m.group(5)), int(sync.group(1)) if sync else 0,
                              params, m.group(1) + body)
     return found
-
-
-def scalar_value(p):
-    return "1.5" if p["dtype"] in ("f16", "bf16", "f32", "f64") else "3"
-
-
-def scalar_expr(p):
-    v = scalar_value(p)
-    return {"f16": "__float2half(%s)", "bf16": "__float2bfloat16(%s)"}.get(p["dtype"], CT[p["dtype"]] + "(%s)") % v
-
-
-def gen(rng, p, shape):
-    dt = p["dtype"]
-    if dt in ("f32", "f64", "f16"):
-        return rng.uniform(-1, 1, shape).astype(NP[dt])
-    if dt == "bf16":
-        return (rng.uniform(-1, 1, shape).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    if dt == "bool":
-        return rng.integers(0, 2, shape).astype(np.bool_)
-    lo, hi = (0, 100) if dt.startswith("u") else (-50, 50)
-    return rng.integers(lo, hi, shape).astype(NP[dt])
 
 
 def host_program(name, info, k):
@@ -183,7 +146,7 @@ def host_program(name, info, k):
                     peer_lines.append("    kdt_peers.sync[d] = static_cast<unsigned long long*>(std::calloc(%d + 8, 1));" % sync_bytes)
                 else:
                     q = byname.get(field) or byname.get(field[len("kd_"):])
-                    n = int(np.prod(q["shape"])) * np.dtype(NP[q["dtype"]]).itemsize
+                    n = nbytes(q)
                     peer_lines.append("    kdt_peers.%s[d] = reinterpret_cast<%s*>(kdt_buf_%s + d * %d);" % (field, CT[q["dtype"]], field, n))
             peer_lines.append("  }")
             args.append(c)
@@ -193,7 +156,7 @@ def host_program(name, info, k):
             lines.append("  const %s %s = %s;" % (CT[p["dtype"]], c, scalar_expr(p)))
             args.append(c)
         else:
-            n = int(np.prod(p["shape"])) * np.dtype(NP[p["dtype"]]).itemsize
+            n = nbytes(p)
             lines.append("  char* const kdt_buf_%s = load(kdt_in_dir, \"%s\", %d, %s);" %
                          (c, p["name"], n * nd, "false" if p["mode"] == "out" else "true"))
             args.append("reinterpret_cast<%s*>(kdt_buf_%s + kdt_d * %d)" % (CT[p["dtype"]], c, n))
@@ -207,27 +170,6 @@ def host_program(name, info, k):
                   "    FILE* f = std::fopen(path, \"wb\"); std::fwrite(kdt_buf_%s, 1, %d, f); std::fclose(f); }" % (c, n)]
     lines += ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
-
-
-def compare(p, ref, got, exact=False):
-    dt = p["dtype"]
-    if exact:  # a regression's chosen values: equal (-0 == +0, NaN == NaN; bf16 bit for bit)
-        differ = got != ref
-        if dt in ("f16", "f32", "f64"):
-            differ &= ~(np.isnan(got) & np.isnan(ref))
-        bad = int(np.count_nonzero(differ))
-        return bad == 0, "%d elements differ (exact)" % bad
-    if dt == "bf16":
-        ref = (ref.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
-        got = (got.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
-    if dt in ("f16", "bf16", "f32", "f64"):
-        rtol = 2e-2 if dt in ("f16", "bf16") else 1e-5
-        ok = np.allclose(got.astype(np.float64), ref.astype(np.float64), rtol=rtol, atol=rtol, equal_nan=True)
-        ok = ok and not np.any(np.isnan(got) & ~np.isnan(ref))
-        err = float(np.nanmax(np.abs(got.astype(np.float64) - ref.astype(np.float64)))) if ref.size else 0.0
-        return ok, "max abs err %.3g" % err
-    bad = int(np.count_nonzero(got != ref))
-    return bad == 0, "%d elements differ" % bad
 
 
 def reference(sample, name, k):
@@ -285,7 +227,7 @@ def emulate(sample, name, variant, info, k, include):
             got = np.fromfile(os.path.join(out, p["name"] + ".out"), dtype=NP[p["dtype"]]).reshape(shape)
             if p["dtype"] == "bf16":
                 ref = ref.view(np.uint16).reshape(shape)
-            good, note = compare(p, ref, got, exact)
+            good, note = compare(p, ref, got, exact, rtol=1e-5)
             ok = ok and good
             if seed == 0 or not good:
                 notes.append("%s%s: %s" % (p["name"], " (seed %d)" % seed if seed else "", note))
@@ -322,7 +264,7 @@ def main():
     refs, jobs, failures = {}, [], selfcheck(include)
     for sample in sorted(EXPECTED):
         path = os.path.join(root, sample + ".kd")
-        irs = ir_kernels(path)
+        irs = {k["name"]: k for k in kernels_of(kdt, path)}
         for variant in VARIANTS:
             cu = os.path.join(work, "%s_%d.cu" % (os.path.basename(sample), VARIANTS.index(variant)))
             r = sh([kdt, "--emit=cuda"] + variant[1] + [path, "-o", cu])
