@@ -104,8 +104,9 @@ class CLikeEmitter {
   // Element (ctx) of `e`.
   std::string elem(const Expr& e, const LoopCtx& ctx);
   std::string binary(const Expr& e, const std::string& a, const std::string& b);
-  // Computes `e` into a new temporary (array or scalar) and returns its name.
-  std::string materialize(const Expr& e);
+  // Computes `e` into a new temporary (array or scalar), or into `name`
+  // where given, and returns its name.
+  std::string materialize(const Expr& e, std::string name = "");
   // An array (or scalar) holding `e`'s elements in row-major order.
   std::string materialize_array(const Expr& e);
   // A `?:` or scalar `&&`/`||` with each lazy operand in its own branch, into a temporary.

@@ -208,9 +208,9 @@ std::string CLikeEmitter::binary(const Expr& e, const std::string& a, const std:
   return "(" + a + " " + op + " " + b + ")";
 }
 
-std::string CLikeEmitter::materialize(const Expr& e) {
+std::string CLikeEmitter::materialize(const Expr& e, std::string name) {
   if (auto it = materialized_.find(&e); it != materialized_.end()) return it->second;
-  std::string name = fresh("t");
+  if (name.empty()) name = fresh("t");
   switch (e.kind) {
     case ExprKind::Reduce: reduce(e, name); break;
     case ExprKind::Dot: dot(e, name); break;

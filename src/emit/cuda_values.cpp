@@ -69,12 +69,8 @@ void KernelEmitter::let(const ir::Stmt& s) {
       // (no temporary and no copy loop); its operands' temporaries, allocated
       // after the array, die with the statement.
       predeclared_ = name;
-      if (v.kind == ExprKind::Reduce) reduce(v, name);
-      else if (v.kind == ExprKind::Dot) dot(v, name);
-      else if (v.kind == ExprKind::Transpose) transpose(v, name);
-      else tile_slice(v, name);
+      materialize(v, name);
       predeclared_.clear();
-      materialized_[&v] = name;
     } else {
       store_tile(name, l.type.shape, v);
     }
