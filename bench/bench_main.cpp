@@ -163,6 +163,20 @@ int main() {
             "-j 1", [&] { kdt_checked::elementwise_4096(EX.data(), EY.data(), one); }, 9);
     compare("-j block-spec matmul", with.c_str(), [&] { kdt_blocks::matmul(A.data(), B.data(), C3.data(), all); },
             "-j 1", [&] { kdt_blocks::matmul(A.data(), B.data(), C3.data(), one); }, 9);
+    // Devices with remote DMAs at the same time (free-running, checks off).
+    const size_t block = size_t(512) * 512;
+    std::vector<float> RA = random_floats(4 * block, 10), RB = random_floats(4 * block, 11), RC(4 * block), RR(4 * block);
+    std::vector<const float*> ra, rb;
+    std::vector<float*> rc, rr;
+    for (size_t d = 0; d < 4; ++d) {
+      ra.push_back(&RA[d * block]);
+      rb.push_back(&RB[d * block]);
+      rc.push_back(&RC[d * block]);
+      rr.push_back(&RR[d * block]);
+    }
+    compare("-j ring matmul 4 dev", with.c_str(),
+            [&] { kdt_kernels::ring_matmul_4(ra.data(), rb.data(), rc.data(), rr.data(), all); }, "-j 1",
+            [&] { kdt_kernels::ring_matmul_4(ra.data(), rb.data(), rc.data(), rr.data(), one); }, 7);
     std::printf("(ratio = speed-up of %s over -j 1 on %d cores)\n", with.c_str(), cores);
   }
 

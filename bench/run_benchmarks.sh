@@ -84,9 +84,13 @@ for n in 2 64; do
   "$kdt" --emit=cpp --harness --no-checks -D ND=$n -D R=2048 -D BR=1 -D C=4 samples/ring_exchange.kd -o "$out/ring$n.cpp"
   $cxx $flags "$out/ring$n.cpp" -o "$out/ring$n"
 done
+# Each with -j 1 (one device at a time, the baton) and with every core (the
+# devices run at the same time: free-running, this build has no checks).
 for n in 2 64 2 64 2 64; do
-  "$out/ring$n" --random-all --output-dir "$out/ring" 2>&1 |
-    awk -v n=$n '/^time:/ { printf "ring exchange devices(%d) x 2048 programs: %.1f ms, %.1f us per (device, program)\n", n, $2, $2 * 1000 / (n * 2048) }'
+  for j in 1 "$(nproc)"; do
+    "$out/ring$n" --random-all --jobs "$j" --output-dir "$out/ring" 2>&1 |
+      awk -v n=$n -v j=$j '/^time:/ { printf "ring exchange devices(%d) x 2048 programs, -j %d: %.1f ms, %.1f us per (device, program)\n", n, j, $2, $2 * 1000 / (n * 2048) }'
+  done
 done
 
 # First runs (issue 17): every sample with no kernel in the cache, the

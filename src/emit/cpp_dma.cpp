@@ -169,20 +169,46 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
   }
   if (mpi_ && s.device) {
     mpi_send(s, d, dst_state);
-  } else {
-    w_.line("if (options.eager_dma) " + names_.kernel + "_run_dma(L, *" + d + ");");
-    w_.line(sem_ref(s.sem, dst_state) + ".in_flight.push_back(" + d + ");");
+    if (s.src_sem) w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + ");");
+    return;
   }
+  if (free_running_) {
+    w_.open("{");
+    open_comm();
+  }
+  w_.line("if (options.eager_dma) " + names_.kernel + "_run_dma(L, *" + d + ");");
+  enqueue(sem_ref(s.sem, dst_state), d);
   // The source side of a remote DMA is retired by a wait on `src_sem`.
-  if (s.src_sem) w_.line(sem_ref(*s.src_sem) + ".in_flight.push_back(" + d + ");");
+  if (s.src_sem) enqueue(sem_ref(*s.src_sem), d);
+  if (free_running_) {
+    if (s.device) w_.line("L.scheduler.raised(" + d + "->dst_device);");
+    w_.close();
+  }
+}
+
+void CppKernelEmitter::enqueue(const std::string& sem, const std::string& dma) {
+  if (free_running_) {
+    w_.line("kdt_rt::enqueue(L.scheduler, " + sem + ", " + dma + ");");
+  } else {
+    w_.line(sem + ".in_flight.push_back(" + dma + ");");
+  }
+}
+
+void CppKernelEmitter::open_comm() {
+  if (free_running_) w_.line("kdt_rt::DeviceScheduler::Comm comm_(L.scheduler);");
+}
+
+std::string CppKernelEmitter::wait_until(const std::string& ready, const std::string& blocked) {
+  return "L.scheduler.wait_until(device, [&] { return " + ready + "; }, " + blocked + (free_running_ ? ", comm_" : "") + ");";
 }
 
 void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
   const std::string& name = k_.sems[s.sem.sem].kd_name;
   w_.open("{");
+  open_comm();
   w_.line("auto& sem_ = " + sem_ref(s.sem) + ";");
-  w_.line("L.scheduler.wait_until(device, [&] { return !sem_.in_flight.empty(); }, {\"dma_wait on `" + name +
-          "` (no DMA in flight)\", " + loc(s.range) + ", s.flat});");
+  w_.line(wait_until("!sem_.in_flight.empty()",
+                     "{\"dma_wait on `" + name + "` (no DMA in flight)\", " + loc(s.range) + ", s.flat}"));
   // --dma-order chooses the DMA retired (the oldest by default).
   w_.line("std::shared_ptr<kdt_rt::DmaRecord> d_ = kdt_rt::take_for_wait(sem_, " + std::to_string(s.bytes) +
           ", options);");
@@ -215,11 +241,23 @@ void CppKernelEmitter::sem_signal(const ir::Stmt& s) {
     w_.close();
     return;
   }
-  std::string state = "s";
-  if (s.device) {
-    // A remote signal reaches the same program on device `d`.
-    state = "L.state(kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
-            loc(s.device->range) + "), s.flat)";
+  // A remote signal reaches the same program on device `target`.
+  const std::string target = s.device ? "kdt_rt::checked_device(" + scalar(*s.device) + ", " +
+                                            std::to_string(k_.devices) + ", " + loc(s.device->range) + ")"
+                                      : std::string();
+  const std::string state = s.device ? "L.state(" + target + ", s.flat)" : "s";
+  if (free_running_) {
+    w_.open("{");
+    open_comm();
+    if (s.device) {
+      w_.line("const int target_ = " + target + ";");
+      w_.line(sem_ref(s.sem, "L.state(target_, s.flat)") + ".value += " + scalar(*s.amount) + ";");
+      w_.line("L.scheduler.raised(target_);");
+    } else {
+      w_.line(sem_ref(s.sem, state) + ".value += " + scalar(*s.amount) + ";");
+    }
+    w_.close();
+    return;
   }
   if (options_.checks) {
     // The signaller's past happens before whatever its waiter does next.
@@ -237,11 +275,12 @@ void CppKernelEmitter::sem_wait(const ir::Stmt& s) {
   std::string sem = sem_ref(s.sem);
   std::string amount = scalar(*s.amount);
   w_.open("{");
+  open_comm();
   w_.line("auto& sem_ = " + sem + ";");
   w_.line("const int64_t amount_ = " + amount + ";");
-  w_.line("L.scheduler.wait_until(device, [&] { return " + counter("sem_") + " >= amount_; }, {\"sem_wait on `" +
-          k_.sems[s.sem.sem].kd_name + "` (value \" + std::to_string(" + counter("sem_") + ") + \", needs \" + std::to_string(amount_) + \")\", " +
-          loc(s.range) + ", s.flat});");
+  w_.line(wait_until(counter("sem_") + " >= amount_",
+                     "{\"sem_wait on `" + k_.sems[s.sem.sem].kd_name + "` (value \" + std::to_string(" + counter("sem_") +
+                         ") + \", needs \" + std::to_string(amount_) + \")\", " + loc(s.range) + ", s.flat}"));
   w_.line(mpi_ ? "L.scheduler.add(device, sem_.value, -amount_);" : "sem_.value -= amount_;");
   if (options_.checks) w_.line("kdt_rt::acquire(s.clock, sem_);");
   w_.close();

@@ -18,6 +18,7 @@ void CppKernelEmitter::emit_all() {
     if (s.add) remote_add_refs_.insert(s.dst->ref);
   });
   independent_ = !polls_ && !remote && !mpi_;
+  free_running_ = remote && !polls_ && !mpi_ && !options_.checks && k_.devices > 1 && remote_add_refs_.empty();
   emit_params_struct();
   emit_call_sites();
   emit_dma_sites();
@@ -145,7 +146,9 @@ void CppKernelEmitter::emit_launch_struct() {
   } else {
     w_.line("// By device * programs + flat index; ordered, so that the launch-end checks are deterministic.");
     w_.line("std::map<int64_t, std::unique_ptr<" + state + ">> states;");
+    if (free_running_) w_.line("std::mutex states_mutex;  // free-running devices look states up at the same time");
     w_.open(state + "& state(int device, int64_t flat) {");
+    if (free_running_) w_.line("std::lock_guard<std::mutex> lock(states_mutex);");
     w_.line("auto& slot = states[int64_t{device} * " + std::to_string(count_of(k_.grid)) + " + flat];");
     w_.open("if (!slot) {");
     w_.line("slot = std::make_unique<" + state + ">();");
@@ -333,9 +336,9 @@ void CppKernelEmitter::emit_launcher() {
           (mpi_     ? " on " + std::to_string(k_.devices) + " MPI ranks, this rank as its device (one pointer per device for each ref)"
            : multi ? " on " + std::to_string(k_.devices) + " simulated devices (one pointer per device for each ref)"
                    : std::string()) +
-          (independent_ ? ", on options.jobs threads" : "") + ".");
+          (independent_ ? ", on options.jobs threads" : free_running_ ? ", options.jobs of them at once" : "") + ".");
   w_.line("// Returns 0, or 1 when a run-time check failed (described in *error).");
-  if (independent_) {
+  if (reruns()) {
     w_.open("static int " + names_.kernel + "_run(" + sig + "const kdt_rt::RunOptions& options, kdt_rt::RunError* error) {");
   } else {
     w_.open("inline int " + names_.kernel + "(" + sig +
@@ -346,7 +349,7 @@ void CppKernelEmitter::emit_launcher() {
   emit_launch_result();
   w_.close();
   w_.line();
-  if (independent_) emit_rerun_wrapper();
+  if (reruns()) emit_rerun_wrapper();
 }
 
 void CppKernelEmitter::emit_launch_setup() {
@@ -399,6 +402,7 @@ void CppKernelEmitter::emit_run_programs() {
             ", options, program, failure, " + stack_need() + ");");
     return;
   }
+  if (free_running_) w_.line("if (kdt_rt::runs_free(options)) L.scheduler.free_running(options.jobs, kdt_rt::available_cores());");
   w_.open("bool ok = L.scheduler.run([&](int device) {");
   w_.open("for (int64_t flat : order) {");
   w_.line(names_.kernel + "_program(L, device, L.state(device, flat));");
@@ -430,9 +434,9 @@ void CppKernelEmitter::emit_launch_result() {
   w_.line("return 0;");
 }
 
-// A parallel launch that fails runs again on one thread from the inout
-// parameters it started with, so that it reports what -j 1 reports
-// (kdt_parallel.h).
+// A parallel or free-running launch that fails runs again on one thread
+// from the inout parameters it started with, so that it reports what -j 1
+// reports (kdt_parallel.h, kdt_scheduler.h).
 void CppKernelEmitter::emit_rerun_wrapper() {
   std::string sig = signature() + (signature().empty() ? "" : ", ");
   std::string args = arguments() + (arguments().empty() ? "" : ", ");
@@ -441,8 +445,10 @@ void CppKernelEmitter::emit_rerun_wrapper() {
   w_.line("// from the same inout parameters, so that a failure is reported as on one thread.");
   w_.open("inline int " + names_.kernel + "(" + sig +
           "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
-  w_.line("if (!kdt_rt::runs_parallel(options, " + std::to_string(k_.devices * count_of(k_.grid)) + ")) return " + run +
-          "options, error);");
+  const std::string parallel = free_running_ ? "kdt_rt::runs_free(options)"
+                                             : "kdt_rt::runs_parallel(options, " +
+                                                   std::to_string(k_.devices * count_of(k_.grid)) + ")";
+  w_.line("if (!" + parallel + ") return " + run + "options, error);");
   w_.line("kdt_rt::ParameterSnapshot inouts;");
   for (auto [is_ref, i] : k_.params) {
     const ir::Ref& r = k_.refs[i];

@@ -50,6 +50,18 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // No remote DMA or signal and no sem_read: the programs reach no other
   // device's, so with -j they run on several threads (kdt_parallel.h).
   bool independent_ = false;
+  // Remote operations but no sem_read and no remote add=true DMA, built
+  // without run-time checks: with -j the devices run at the same time, only
+  // their communication serialised (DeviceScheduler::free_running).
+  bool free_running_ = false;
+  // A launch on several threads that fails runs again on one (emit_rerun_wrapper).
+  bool reruns() const { return independent_ || free_running_; }
+  // The lock a signal, DMA start or wait holds when devices run freely.
+  void open_comm();
+  // A started DMA onto semaphore `sem`'s list.
+  void enqueue(const std::string& sem, const std::string& dma);
+  // The scheduler's wait for `ready` (a C++ condition), blocked as `blocked`.
+  std::string wait_until(const std::string& ready, const std::string& blocked);
   // --devices=mpi (issue 20): each device an MPI rank (cpp_mpi.cpp).
   bool mpi_ = false;
   std::set<int> remote_sites_;     // DMA sites started with `device=`

@@ -3,9 +3,13 @@
 tests/e2e/jobs runs through `kdt run` with -j 1, -j 2 and -j 8; the outputs
 must be the same bytes and the summaries the same text (but the time). The
 run-time diagnostic tests (tests/diag files whose ARGS start with `run`) must
-report the same diagnostics with each -j. A few race-free kernels also run
-with -j 4 built with ThreadSanitizer (checks on and off): the runtime's
-shared state (shadows, turns, the pool) must show no data race.
+report the same diagnostics with each -j. Kernels of several devices (not
+those of tests/diag, whose faults --no-checks would leave undefined) run
+once more built with --no-checks, where -j N runs the devices of a launch
+with remote operations at the same time (free-running). A few race-free
+kernels also run with -j 4 built with ThreadSanitizer (checks on and off):
+the runtime's shared state (shadows, turns, the pool, the free-running
+devices' communication) must show no data race.
 
 usage: jobs_determinism.py KDT SOURCE_DIR
 """
@@ -56,7 +60,9 @@ def compare(label, kdt, args):
 
 # Race-free kernels with shared parameters, add=true turns and block specs.
 TSAN_KERNELS = [("tests/e2e/jobs/ordered_adds.kd", "ordered_adds"), ("samples/accumulate_blocks.kd", "accumulate_blocks"),
-                ("samples/block_matmul.kd", "matmul"), ("samples/stencil.kd", None), ("samples/softmax.kd", None)]
+                ("samples/block_matmul.kd", "matmul"), ("samples/stencil.kd", None), ("samples/softmax.kd", None),
+                ("samples/ring_exchange.kd", None), ("samples/scoped_barrier.kd", None),
+                ("tests/e2e/jobs/gather_root.kd", None)]
 
 
 def thread_sanitized(kdt, src):
@@ -83,6 +89,11 @@ def thread_sanitized(kdt, src):
     return failures
 
 
+def several_devices(path):
+    with open(path, errors="replace") as f:
+        return "devices(" in f.read()
+
+
 def main():
     kdt, src = sys.argv[1], sys.argv[2]
     cases = []
@@ -93,7 +104,10 @@ def main():
                 continue
             path = os.path.join(directory, name)
             for kernel in kernels(path):
-                cases.append(("%s/%s:%s" % (folder, name, kernel), ["run", path, "--random-all", "--kernel", kernel]))
+                label, args = "%s/%s:%s" % (folder, name, kernel), ["run", path, "--random-all", "--kernel", kernel]
+                cases.append((label, args))
+                if several_devices(path):
+                    cases.append((label + " --no-checks", args + ["--no-checks"]))
     diag = os.path.join(src, "tests/diag")
     for name in sorted(os.listdir(diag)):
         if not name.endswith(".kd"):

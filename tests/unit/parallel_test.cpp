@@ -8,6 +8,8 @@
 #include "kdt/runtime/kdt_harness.h"
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -141,6 +143,136 @@ TEST_SUITE("runtime") {
     ProgramClock other;
     other.init(0, 100, 1);
     CHECK_THROWS_AS(check_access(shadow, Box{2, {5, 0}, {1, 16}}, Access::Read, other, &at), RunFailure);
+  }
+
+  // Free-running devices (kdt_scheduler.h): a token passed round a ring of
+  // devices by signals, each device spinning between its waits.
+  struct Ring {
+    explicit Ring(int devices) : scheduler(devices), tokens(static_cast<size_t>(devices), 0) {}
+    DeviceScheduler scheduler;
+    std::vector<int64_t> tokens;  // each device's semaphore
+    std::atomic<int> running{0}, most{0};
+    std::vector<std::vector<int>> seen;  // what each device saw, in its order
+
+    // Counts the devices inside at once (sleeping, so that they overlap).
+    void overlap() {
+      const int now = ++running;
+      for (int m = most.load(); now > m && !most.compare_exchange_weak(m, now);) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      --running;
+    }
+
+    // Device d, round r: waits for the token from d - 1 (device 0 starts
+    // round 0), spins, passes it to d + 1.
+    void device(int d, int rounds) {
+      const int n = static_cast<int>(tokens.size());
+      for (int r = 0; r < rounds; ++r) {
+        if (d != 0 || r != 0) {
+          DeviceScheduler::Comm comm(scheduler);
+          int64_t& mine = tokens[static_cast<size_t>(d)];
+          scheduler.wait_until(d, [&] { return mine >= 1; }, {"sem_wait on `token` (value 0, needs 1)",
+                                                               SourceLoc{"ring.kd", 5, 3, 0, 0}, 0}, comm);
+          mine -= 1;
+        }
+        seen[static_cast<size_t>(d)].push_back(r);
+        spin(1000 + d);
+        DeviceScheduler::Comm comm(scheduler);
+        tokens[static_cast<size_t>((d + 1) % n)] += 1;
+        scheduler.raised((d + 1) % n);
+      }
+    }
+  };
+
+  TEST_CASE("free-running devices: at most jobs run at once, blocked ones wake when raised, outputs as with the baton") {
+    for (int jobs : {1, 2, 3, 8}) {
+      CAPTURE(jobs);
+      Ring ring(5);
+      ring.seen.assign(5, {});
+      ring.scheduler.free_running(jobs, jobs);
+      CHECK(ring.scheduler.is_free_running());
+      RunError failure;
+      // Every device sleeps before its first wait: as many as jobs allows
+      // sleep at once.
+      bool ok = ring.scheduler.run([&](int d) {
+        ring.overlap();
+        ring.device(d, 20);
+      }, failure);
+      REQUIRE(ok);
+      for (const std::vector<int>& rounds : ring.seen) CHECK(rounds.size() == 20);
+      CHECK(ring.most.load() <= jobs);
+      CHECK(ring.most.load() >= std::min(jobs, 2));
+    }
+  }
+
+  TEST_CASE("free-running devices: every device blocked and none raised is the baton's deadlock") {
+    for (int jobs : {1, 2, 4}) {
+      CAPTURE(jobs);
+      Ring ring(3);
+      ring.seen.assign(3, {});
+      ring.scheduler.free_running(jobs, jobs);
+      RunError failure;
+      // Device 0 never starts the token: each waits for its left neighbour.
+      bool ok = ring.scheduler.run([&](int d) {
+        DeviceScheduler::Comm comm(ring.scheduler);
+        int64_t& mine = ring.tokens[static_cast<size_t>(d)];
+        ring.scheduler.wait_until(d, [&] { return mine >= 1; }, {"sem_wait on `token` (value 0, needs 1)",
+                                                                 SourceLoc{"ring.kd", 5, 3, 0, 0}, 0}, comm);
+      }, failure);
+      CHECK_FALSE(ok);
+      CHECK(failure.code == Code::Deadlock);
+      CHECK(failure.message == "deadlock: no device can run; device 0, program 0: sem_wait on `token` (value 0, needs 1)");
+      CHECK(failure.loc.line == 5);
+      REQUIRE(failure.notes.size() == 2);
+      CHECK(failure.notes[1].first == "also blocked: device 2, program 0: sem_wait on `token` (value 0, needs 1)");
+    }
+  }
+
+  TEST_CASE("free-running devices: a failure stops the others at their next communication") {
+    Ring ring(4);
+    ring.seen.assign(4, {});
+    ring.scheduler.free_running(2, 1);
+    RunError failure;
+    bool ok = ring.scheduler.run([&](int d) {
+      if (d == 2) fail(Code::OutOfBounds, SourceLoc{"ring.kd", 9, 1, 0, 0}, "index 4 is out of bounds");
+      ring.device(d, 50);
+    }, failure);
+    CHECK_FALSE(ok);
+    CHECK(failure.code == Code::OutOfBounds);
+    CHECK(failure.loc.line == 9);
+  }
+
+  TEST_CASE("free-running devices: a DMA semaphore fed by two devices makes the launch run again") {
+    DeviceScheduler baton(2), free(2);
+    free.free_running(2, 2);
+    DmaSemaphore sem;
+    auto from = [](int device) {
+      auto d = std::make_shared<DmaRecord>();
+      d->src_device = device;
+      return d;
+    };
+    // With the baton, any mix; free-running, one device's DMAs only.
+    enqueue(baton, sem, from(0));
+    enqueue(baton, sem, from(1));
+    CHECK(sem.in_flight.size() == 2);
+    DmaSemaphore one;
+    enqueue(free, one, from(1));
+    enqueue(free, one, from(1));
+    CHECK(one.in_flight.size() == 2);
+    try {
+      enqueue(free, one, from(0));
+      FAIL("a second device was accepted");
+    } catch (const RunFailure& f) {
+      CHECK(f.error.message.find("fed by two devices") != std::string::npos);
+    }
+    RunOptions options;
+    options.jobs = 2;
+    CHECK(runs_free(options));
+    options.dma_order = 1;  // lifo retires the newest, which depends on the schedule
+    CHECK_FALSE(runs_free(options));
+    options.dma_order = 0;
+    options.jobs = 1;
+    CHECK_FALSE(runs_free(options));
   }
 
   TEST_CASE("the harness's --jobs: the cores available by default, 1 to 4096 threads") {

@@ -95,6 +95,8 @@ TEST_SUITE("samples") {
     golden("block_reduce.kd", "cpp", "block_reduce.cpp");      // the steps of a sequence in one program
     // Devices as MPI ranks (issue 20): the launch in a window, remote DMAs' arrivals, the harness's gather.
     golden("ring_exchange.kd", "cpp --harness --devices=mpi", "ring_exchange.mpi.cpp");
+    // Free-running devices with -j (issue 17): communication under the scheduler's lock, the rerun wrapper.
+    golden("ring_exchange.kd", "cpp --no-checks", "ring_exchange.no-checks.cpp");
   }
 
   // The bindings after the kernels (docs/c-api.md): the C ABI, and the XLA

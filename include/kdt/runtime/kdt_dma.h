@@ -82,6 +82,7 @@ struct DmaRecord {
 
 struct DmaSemaphore {
   std::deque<std::shared_ptr<DmaRecord>> in_flight;
+  int starter = -1;  // free-running launches: the device whose DMAs it holds (enqueue)
   uint64_t waits = 0;  // waits that retired a DMA here (--dma-order=shuffle draws from it)
   // sem_read (spec section 7): the bytes of the DMAs not yet waited here, as
   // if all had landed (a read lands them first, section 17).
@@ -91,6 +92,19 @@ struct DmaSemaphore {
     return bytes;
   }
 };
+
+// Puts a started DMA on `sem`'s list (with DeviceScheduler::Comm held).
+// In a free-running launch, a DMA semaphore's DMAs must all come from one
+// device, whose own order then makes fifo's oldest the same in every
+// schedule; a second device's makes the launch schedule-dependent, and it
+// runs again with the baton (kdt_scheduler.h).
+inline void enqueue(const DeviceScheduler& scheduler, DmaSemaphore& sem, std::shared_ptr<DmaRecord> dma) {
+  if (scheduler.is_free_running()) {
+    if (sem.starter < 0) sem.starter = dma->src_device;
+    if (sem.starter != dma->src_device) DeviceScheduler::schedule_dependent("a DMA semaphore fed by two devices");
+  }
+  sem.in_flight.push_back(std::move(dma));
+}
 
 // The DMA a wait for `bytes` retires (spec section 16, --dma-order), taken
 // off `sem`'s list, which is not empty. fifo (RunOptions::dma_order 0): the

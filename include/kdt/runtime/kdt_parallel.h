@@ -4,7 +4,8 @@
 // Only a launch whose programs cannot reach one another runs in parallel:
 // no remote DMA or signal and no sem_read (the emitter decides; a launch
 // with them keeps the baton of kdt_scheduler.h, whose interleaving is what
-// makes it reproducible). Such a program touches its own scratch and
+// makes it reproducible, or, built without checks, runs its devices at
+// once: free-running, also there). Such a program touches its own scratch and
 // semaphores and the parameters; the parameters' shadows are locked, so the
 // run-time checks see every access. Three rules make the result the one
 // of `-j 1`:

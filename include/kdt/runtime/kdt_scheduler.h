@@ -35,6 +35,12 @@ struct RunOptions {
   int jobs = 1;             // -j: threads for the programs of a launch that can use them (kdt_parallel.h)
 };
 
+// Whether a launch with remote operations but no sem_read, built without
+// run-time checks, runs its devices at the same time (free_running below):
+// with -j, and with fifo, the one order in which a DMA semaphore fed by one
+// device retires the same DMA in every schedule.
+inline bool runs_free(const RunOptions& options) { return options.jobs > 1 && options.dma_order == 0; }
+
 // The order in which a device runs its programs (flattened grid indices).
 inline std::vector<int64_t> program_order(int64_t count, const RunOptions& options) {
   std::vector<int64_t> order(static_cast<size_t>(count));
@@ -60,6 +66,15 @@ inline std::vector<int64_t> program_order(int64_t count, const RunOptions& optio
 // never end is a deadlock, not a hang.
 // Each device waits on a condition variable of its own, so passing the
 // baton wakes one thread, not all of them.
+// Free-running devices (`-j N` without run-time checks, set by the
+// launcher: free_running): the devices run at the same time, at most N at
+// once, and only their communication is serialised (Comm). Without
+// sem_read, with every semaphore waited by its own device only and a DMA
+// semaphore's DMAs all started by one device (enqueue, kdt_dma.h), what a
+// device does depends on what it receives, not on when: a race-free
+// kernel's outputs are the baton's bit for bit, and a deadlock is one in
+// every schedule (a Kahn process network). A launch that fails, or finds a
+// DMA semaphore fed by two devices, runs again with the baton.
 // A program's tiles live on its device thread's stack, which is sized for
 // them (StackNeed): a launch whose tiles do not fit in memory fails with a
 // diagnostic at the largest tile instead of overflowing the stack.
@@ -127,6 +142,15 @@ inline uint64_t program_stack_bytes(const StackNeed& need) {
 // Starts `thread` running main(arg) on a stack of `stack` bytes; 0 or an errno.
 KDT_RT_API int start_thread(uint64_t stack, void* (*main)(void*), void* arg, pthread_t& thread);
 
+// A pause in a polling loop: lets the sibling hardware thread run.
+inline void pause_cpu() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 // Runs body() for `device`: a run-time check's failure, or memory or threads
 // running out, becomes `failure` (never std::terminate in a thread); false
 // then. Anything else, a scheduler's own abort, passes through.
@@ -157,6 +181,48 @@ class DeviceScheduler {
   // reach no other device, so a wait that cannot go on never will.
   void run_pooled(bool pooled) { pooled_ = pooled; }
 
+  // The launch's devices run at the same time, `jobs` at most (above).
+  void free_running(int jobs, int cores) {
+    free_ = true;
+    jobs_ = std::max(1, jobs);
+    // Polling pays only when every device has a place and a core: a
+    // device that polls keeps its place from one that could go on.
+    spin_ = static_cast<int>(state_.size()) <= jobs_ && jobs_ <= cores;
+  }
+  bool is_free_running() const { return free_; }
+
+  // The lock a device holds while it communicates (signals, starts, waits,
+  // lands DMAs) in a free-running launch; nothing with the baton, which
+  // already runs one device at a time. A device that finds the launch
+  // aborted stops here.
+  class Comm {
+   public:
+    explicit Comm(DeviceScheduler& scheduler) {
+      if (!scheduler.free_) return;
+      lock_ = std::unique_lock<std::mutex>(scheduler.mutex_);
+      if (scheduler.aborted_) throw Aborted{};
+    }
+
+   private:
+    friend class DeviceScheduler;
+    std::unique_lock<std::mutex> lock_;
+  };
+
+  // With `comm` held, after a signal or a DMA reached `device`'s semaphore:
+  // a free-running device blocked on it may go on.
+  void raised(int device) {
+    if (!free_) return;
+    const size_t d = static_cast<size_t>(device);
+    if (state_[d] == State::Blocked && ready_[d]()) {
+      state_[d] = State::Ready;
+      grant();
+    }
+  }
+
+  // A free-running launch whose outcome could depend on its schedule
+  // (with `comm` held): it fails, and runs again with the baton.
+  [[noreturn]] static void schedule_dependent(const char* why);
+
   // A thread that cannot start (device `device`'s, or the pool's number
   // `device`): at the largest tile when the stack it needs is what did not fit.
   static RunError start_error(int device, uint64_t stack, const StackNeed& need, int rc);
@@ -181,6 +247,10 @@ class DeviceScheduler {
   void wait_for_baton(std::unique_lock<std::mutex>& lock, int d) {
     wake_[static_cast<size_t>(d)].wait(lock, [&] { return current_ == d || aborted_; });
   }
+  // Free-running, the same: until grant() lets `d` run.
+  void wait_to_run(std::unique_lock<std::mutex>& lock, int d) {
+    wake_[static_cast<size_t>(d)].wait(lock, [&] { return state_[static_cast<size_t>(d)] == State::Running || aborted_; });
+  }
 
   struct Start {
     DeviceScheduler* scheduler = nullptr;
@@ -198,6 +268,8 @@ class DeviceScheduler {
  public:
   // Blocks `device` until `ready()` holds, letting other devices run.
   void wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info);
+  // The same with `comm` held (released while blocked when free-running).
+  void wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info, Comm& comm);
 
   // sem_read by `device`: a scheduling point. `count()` reads the
   // semaphore's value; `land()` first lands what a read may complete (the
@@ -234,8 +306,22 @@ class DeviceScheduler {
   // Called with the mutex held by the device giving up the baton.
   void pass_baton(int from);
 
+  // Free-running (mutex held): runs Ready devices while fewer than jobs_
+  // run; when none runs, wakes a blocked one that can go on, or reports
+  // the deadlock.
+  void grant();
+  void free_thread(int d);
+  bool run_free(const std::function<void(int)>& body, RunError& failure, const StackNeed& need);
+  // The deadlock of the devices blocked now (mutex held): the launch aborts.
+  void report_deadlock();
+
   std::mutex mutex_;
   bool pooled_ = false;
+  bool free_ = false;
+  int jobs_ = 1;        // free-running: devices that may run at once
+  bool spin_ = false;   // free-running: a blocked device polls a little first (free_running)
+  int running_ = 0;     // free-running: devices running now
+  int next_grant_ = 0;  // free-running: where grant() looks first (round-robin)
   int current_ = 0;
   bool aborted_ = false;
   RunError failure_;
@@ -261,6 +347,7 @@ KDT_RT_API DeviceScheduler::DeviceScheduler(int devices)
       polls_(static_cast<size_t>(devices)), effects_(static_cast<size_t>(devices)) {}
 
 KDT_RT_API bool DeviceScheduler::run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need) {
+  if (free_) return run_free(body, failure, need);
   int n = static_cast<int>(state_.size());
   current_ = 0;
   state_[0] = State::Running;
@@ -343,6 +430,32 @@ KDT_RT_API void DeviceScheduler::wait_until(int device, const std::function<bool
   state_[d] = State::Running;
 }
 
+KDT_RT_API void DeviceScheduler::wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info,
+                                            Comm& comm) {
+  if (!free_) return wait_until(device, ready, info);
+  if (ready()) return;
+  // A partner running on another core usually raises the semaphore within
+  // microseconds: poll a little (64 short pauses, 64 times) before sleeping, which costs
+  // a futex wake and a context switch.
+  if (spin_) {
+    for (int round = 0; round < 64; ++round) {
+      comm.lock_.unlock();
+      for (int i = 0; i < 64; ++i) pause_cpu();
+      comm.lock_.lock();
+      if (aborted_) throw Aborted{};
+      if (ready()) return;
+    }
+  }
+  const size_t d = static_cast<size_t>(device);
+  state_[d] = State::Blocked;
+  ready_[d] = ready;
+  blocked_[d] = info;
+  --running_;
+  grant();
+  wait_to_run(comm.lock_, device);
+  if (aborted_) throw Aborted{};
+}
+
 KDT_RT_API void DeviceScheduler::yield(int device) {
   std::unique_lock<std::mutex> lock(mutex_);
   size_t d = static_cast<size_t>(device);
@@ -374,6 +487,11 @@ KDT_RT_API void DeviceScheduler::pass_baton(int from) {
       return;
     }
   }
+  current_ = -1;
+  report_deadlock();
+}
+
+KDT_RT_API void DeviceScheduler::report_deadlock() {
   bool any_blocked = false;
   RunError e;
   e.code = Code::Deadlock;
@@ -393,8 +511,95 @@ KDT_RT_API void DeviceScheduler::pass_baton(int from) {
     failure_ = e;
     aborted_ = true;
   }
-  current_ = -1;
   for (std::condition_variable& cv : wake_) cv.notify_all();
+}
+
+// ----- free-running devices ------------------------------------------------
+
+KDT_RT_API bool DeviceScheduler::run_free(const std::function<void(int)>& body, RunError& failure,
+                                          const StackNeed& need) {
+  const int n = static_cast<int>(state_.size());
+  body_ = &body;
+  std::fill(state_.begin(), state_.end(), State::Ready);
+  running_ = 0;
+  next_grant_ = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    grant();
+  }
+  const uint64_t stack = program_stack_bytes(need);
+  std::vector<pthread_t> threads;
+  std::vector<Start> starts(static_cast<size_t>(n));
+  for (int d = 0; d < n; ++d) {
+    starts[static_cast<size_t>(d)] = Start{this, d};
+    pthread_t t;
+    int rc = start_thread(stack, [](void* start) -> void* {
+      const Start& s = *static_cast<Start*>(start);
+      s.scheduler->free_thread(s.device);
+      return nullptr;
+    }, &starts[static_cast<size_t>(d)], t);
+    if (rc != 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abort_with(start_error(d, stack, need, rc));
+      break;
+    }
+    threads.push_back(t);
+  }
+  for (pthread_t t : threads) pthread_join(t, nullptr);
+  if (aborted_) failure = failure_;
+  return !aborted_;
+}
+
+KDT_RT_API void DeviceScheduler::free_thread(int d) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wait_to_run(lock, d);
+    if (aborted_) return;
+  }
+  RunError failure;
+  try {
+    if (!run_catching(d, [&] { (*body_)(d); }, failure)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abort_with(failure);
+      return;
+    }
+  } catch (const Aborted&) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  state_[static_cast<size_t>(d)] = State::Done;
+  --running_;
+  grant();
+}
+
+KDT_RT_API void DeviceScheduler::grant() {
+  const int n = static_cast<int>(state_.size());
+  const int first = next_grant_;
+  for (int step = 0; step < n && running_ < jobs_; ++step) {
+    const int d = (first + step) % n;
+    if (state_[static_cast<size_t>(d)] != State::Ready) continue;
+    state_[static_cast<size_t>(d)] = State::Running;
+    ++running_;
+    next_grant_ = (d + 1) % n;
+    wake_[static_cast<size_t>(d)].notify_one();
+  }
+  if (running_ > 0 || aborted_) return;
+  // Nothing runs: a blocked device that can go on was not raised (cannot
+  // happen, but the check is exact either way), or every one is stuck.
+  for (int d = 0; d < n; ++d) {
+    if (state_[static_cast<size_t>(d)] == State::Blocked && ready_[static_cast<size_t>(d)]()) {
+      state_[static_cast<size_t>(d)] = State::Ready;
+      return grant();
+    }
+  }
+  report_deadlock();
+}
+
+KDT_RT_API void DeviceScheduler::schedule_dependent(const char* why) {
+  RunError e;
+  e.code = Code::InternalError;
+  e.message = std::string("a free-running launch depends on its schedule (") + why + "): it runs again with the baton";
+  throw RunFailure{std::move(e)};
 }
 
 #endif  // !KDT_RT_SEPARATE
