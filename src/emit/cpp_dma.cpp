@@ -13,35 +13,67 @@ void CppKernelEmitter::emit_dma_sites() {
     const ir::DmaSite& d = k_.dmas[id];
     w_.line("// DMA #" + std::to_string(id) + ": " + (d.add ? "dst += src" : "dst = src") + " over " +
             std::to_string(d.bytes) + " bytes.");
-    w_.open("static void " + names_.kernel + "_dma" + std::to_string(id) + "(" + names_.kernel + "_launch& L, const kdt_rt::DmaRecord& d) {");
-    w_.line("const " + names_.kernel + "_params& sp = L.params[static_cast<size_t>(d.src_device)];");
-    w_.line("const " + names_.kernel + "_params& dp = L.params[static_cast<size_t>(d.dst_device)];");
-    if (independent_) {
-      // Both sides are the issuing program's: no lookup (and no lock) in the launch's states.
-      w_.line(names_.kernel + "_program_state& ss = *static_cast<" + names_.kernel + "_program_state*>(d.issuer);");
-      w_.line(names_.kernel + "_program_state& ds = ss;");
-    } else {
-      w_.line(names_.kernel + "_program_state& ss = L.state(d.src_device, d.program);");
-      w_.line(names_.kernel + "_program_state& ds = L.state(d.dst_device, d.program);");
-    }
-    w_.line("const int64_t* starts = d.starts;");
-    w_.line("(void)sp, (void)dp, (void)ss, (void)ds, (void)starts;");
-    if (independent_ && d.add && k_.refs[d.dst.ref].is_param) {
-      w_.line("L.pool.wait_turn(d.dst_device, ss.position);  // additions land in the program order (kdt_parallel.h)");
-    }
-    // The loops and runs discharge laid out (ir::CopyPlan).
-    const ir::CopyPlan& plan = d.copy;
-    for (size_t i = 0; i < plan.loops.size(); ++i) {
-      std::string v = "i" + std::to_string(i);
-      w_.open("for (int64_t " + v + " = 0; " + v + " < " + std::to_string(plan.loops[i]) + "; ++" + v + ") {");
-    }
-    std::string src = ref_base(d.src.ref, "s") + " + " + copy_offset(plan.src);
-    std::string dst = ref_base(d.dst.ref, "d") + " + " + copy_offset(plan.dst);
-    w_.line(copy_run(static_cast<int>(id), dst, src, std::to_string(plan.chunk), ctype(d.dtype)));
-    for (size_t i = 0; i < plan.loops.size(); ++i) w_.close();
-    w_.close();
-    w_.line();
+    emit_dma_site(static_cast<int>(id), SiteRoutine::Move);
+    if (!stages(static_cast<int>(id))) continue;
+    w_.line("// DMA #" + std::to_string(id) + "'s source, read at the sender's src_sem wait: the addition lands at");
+    w_.line("// the receiver's wait, in the order of its waits whichever device runs first.");
+    emit_dma_site(static_cast<int>(id), SiteRoutine::Stage);
   }
+}
+
+bool CppKernelEmitter::stages(int site) const { return !mpi_ && k_.dmas[site].add && remote_sites_.count(site); }
+
+// One DMA site's routine over the loops and runs discharge laid out
+// (ir::CopyPlan): Move copies or adds the source's runs into the
+// destination (a staged remote addition's from its staging buffer); Stage
+// copies them, in the same order, into the staging buffer.
+void CppKernelEmitter::emit_dma_site(int id, SiteRoutine routine) {
+  const ir::DmaSite& d = k_.dmas[id];
+  const bool staged = stages(id);
+  const std::string name = names_.kernel + (routine == SiteRoutine::Move ? "_dma" : "_stage") + std::to_string(id);
+  const std::string record = routine == SiteRoutine::Move ? "const kdt_rt::DmaRecord& d" : "kdt_rt::DmaRecord& d";
+  w_.open("static void " + name + "(" + names_.kernel + "_launch& L, " + record + ") {");
+  w_.line("const " + names_.kernel + "_params& sp = L.params[static_cast<size_t>(d.src_device)];");
+  w_.line("const " + names_.kernel + "_params& dp = L.params[static_cast<size_t>(d.dst_device)];");
+  if (independent_) {
+    // Both sides are the issuing program's: no lookup (and no lock) in the launch's states.
+    w_.line(names_.kernel + "_program_state& ss = *static_cast<" + names_.kernel + "_program_state*>(d.issuer);");
+    w_.line(names_.kernel + "_program_state& ds = ss;");
+  } else {
+    w_.line(names_.kernel + "_program_state& ss = L.state(d.src_device, d.program);");
+    w_.line(names_.kernel + "_program_state& ds = L.state(d.dst_device, d.program);");
+  }
+  w_.line("const int64_t* starts = d.starts;");
+  w_.line("(void)sp, (void)dp, (void)ss, (void)ds, (void)starts;");
+  if (independent_ && d.add && k_.refs[d.dst.ref].is_param) {
+    w_.line("L.pool.wait_turn(d.dst_device, ss.position);  // additions land in the program order (kdt_parallel.h)");
+  }
+  const std::string type = ctype(d.dtype);
+  const ir::CopyPlan& plan = d.copy;
+  if (routine == SiteRoutine::Stage) {
+    w_.line("d.staged.resize(" + std::to_string(d.bytes) + ");");
+    w_.line(type + "* staged = reinterpret_cast<" + type + "*>(d.staged.data());");
+  } else if (staged) {
+    w_.line("const " + type + "* staged = d.staged.empty() ? nullptr : reinterpret_cast<const " + type +
+            "*>(d.staged.data());");
+  }
+  if (staged) w_.line("int64_t at = 0;  // in the staging buffer");
+  for (size_t i = 0; i < plan.loops.size(); ++i) {
+    std::string v = "i" + std::to_string(i);
+    w_.open("for (int64_t " + v + " = 0; " + v + " < " + std::to_string(plan.loops[i]) + "; ++" + v + ") {");
+  }
+  std::string src = ref_base(d.src.ref, "s") + " + " + copy_offset(plan.src);
+  std::string dst = ref_base(d.dst.ref, "d") + " + " + copy_offset(plan.dst);
+  const std::string chunk = std::to_string(plan.chunk);
+  if (routine == SiteRoutine::Stage) {
+    w_.line("std::memcpy(staged + at, " + src + ", " + chunk + " * sizeof(" + type + "));");
+  } else {
+    w_.line(copy_run(id, dst, staged ? "(staged ? staged + at : " + src + ")" : src, chunk, type));
+  }
+  if (staged) w_.line("at += " + chunk + ";");
+  for (size_t i = 0; i < plan.loops.size(); ++i) w_.close();
+  w_.close();
+  w_.line();
 }
 
 std::string CppKernelEmitter::copy_run(int site, const std::string& dst, const std::string& src, const std::string& count,
@@ -74,6 +106,27 @@ void CppKernelEmitter::emit_run_dma() {
   w_.line("d.landed = true;");
   w_.close();
   w_.line();
+  if (!stages_any()) return;
+  w_.line("// A src_sem wait retires a DMA not yet landed: it moves it, but a remote addition only has its");
+  w_.line("// source read (staged), and lands at the receiver's wait.");
+  w_.open("[[maybe_unused]] static void " + names_.kernel + "_source_wait(" + names_.kernel + "_launch& L, kdt_rt::DmaRecord& d) {");
+  w_.open("switch (d.site) {");
+  for (size_t id = 0; id < k_.dmas.size(); ++id) {
+    if (stages(static_cast<int>(id))) {
+      w_.line("case " + std::to_string(id) + ": " + names_.kernel + "_stage" + std::to_string(id) + "(L, d); break;");
+    }
+  }
+  w_.line("default: " + names_.kernel + "_run_dma(L, d); break;");
+  w_.close();
+  w_.close();
+  w_.line();
+}
+
+bool CppKernelEmitter::stages_any() const {
+  for (size_t id = 0; id < k_.dmas.size(); ++id) {
+    if (stages(static_cast<int>(id))) return true;
+  }
+  return false;
 }
 
 // The element offset of a copy step's coordinates: captured starts come
@@ -166,6 +219,8 @@ void CppKernelEmitter::dma_issue(const ir::Stmt& s) {
     w_.line(d + "->dst_sem = &" + sem_ref(s.sem, dst_state) + ";");
     w_.line(d + "->has_src_sem = " + std::string(s.src_sem ? "true" : "false") + ";");
     w_.line("kdt_rt::claim_dma(" + d + ", s.clock);");
+  } else if (stages(s.dma_id)) {
+    w_.line(d + "->dst_sem = &" + sem_ref(s.sem, dst_state) + ";  // its addition lands at a wait on it");
   }
   if (mpi_ && s.device) {
     mpi_send(s, d, dst_state);
@@ -221,8 +276,16 @@ void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
     w_.close();
   }
   if (options_.checks) w_.line("kdt_rt::retire_claims(*d_, &sem_, s.clock);");
-  // on_wait: the data moves now, at the first wait that retires the DMA.
-  w_.line("if (!d_->landed) " + names_.kernel + "_run_dma(L, *d_);");
+  // on_wait: the data moves now, at the first wait that retires the DMA
+  // (a remote addition's at the receiver's: the sender's stages its source).
+  if (stages_any()) {
+    w_.open("if (!d_->landed) {");
+    w_.line("if (&sem_ == d_->dst_sem) " + names_.kernel + "_run_dma(L, *d_);");
+    w_.line("else " + names_.kernel + "_source_wait(L, *d_);");
+    w_.close();
+  } else {
+    w_.line("if (!d_->landed) " + names_.kernel + "_run_dma(L, *d_);");
+  }
   w_.close();
 }
 

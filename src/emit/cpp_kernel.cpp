@@ -18,7 +18,7 @@ void CppKernelEmitter::emit_all() {
     if (s.add) remote_add_refs_.insert(s.dst->ref);
   });
   independent_ = !polls_ && !remote && !mpi_;
-  free_running_ = remote && !polls_ && !mpi_ && !options_.checks && k_.devices > 1 && remote_add_refs_.empty();
+  free_running_ = remote && !polls_ && !mpi_ && !options_.checks && k_.devices > 1;
   emit_params_struct();
   emit_call_sites();
   emit_dma_sites();
@@ -402,7 +402,7 @@ void CppKernelEmitter::emit_run_programs() {
             ", options, program, failure, " + stack_need() + ");");
     return;
   }
-  if (free_running_) w_.line("if (kdt_rt::runs_free(options)) L.scheduler.free_running(options.jobs, kdt_rt::available_cores());");
+  if (free_running_) w_.line("if (" + free_condition() + ") L.scheduler.free_running(options.jobs, kdt_rt::available_cores());");
   w_.open("bool ok = L.scheduler.run([&](int device) {");
   w_.open("for (int64_t flat : order) {");
   w_.line(names_.kernel + "_program(L, device, L.state(device, flat));");
@@ -434,6 +434,12 @@ void CppKernelEmitter::emit_launch_result() {
   w_.line("return 0;");
 }
 
+// Whether a launch that may run free does: with eager DMAs a remote
+// addition lands when its sender starts it, in the order the senders come.
+std::string CppKernelEmitter::free_condition() const {
+  return std::string("kdt_rt::runs_free(options)") + (stages_any() ? " && !options.eager_dma" : "");
+}
+
 // A parallel or free-running launch that fails runs again on one thread
 // from the inout parameters it started with, so that it reports what -j 1
 // reports (kdt_parallel.h, kdt_scheduler.h).
@@ -445,7 +451,7 @@ void CppKernelEmitter::emit_rerun_wrapper() {
   w_.line("// from the same inout parameters, so that a failure is reported as on one thread.");
   w_.open("inline int " + names_.kernel + "(" + sig +
           "const kdt_rt::RunOptions& options = {}, kdt_rt::RunError* error = nullptr) {");
-  const std::string parallel = free_running_ ? "kdt_rt::runs_free(options)"
+  const std::string parallel = free_running_ ? free_condition()
                                              : "kdt_rt::runs_parallel(options, " +
                                                    std::to_string(k_.devices * count_of(k_.grid)) + ")";
   w_.line("if (!" + parallel + ") return " + run + "options, error);");

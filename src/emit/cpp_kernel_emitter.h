@@ -50,12 +50,20 @@ class CppKernelEmitter : public emit::CLikeEmitter {
   // No remote DMA or signal and no sem_read: the programs reach no other
   // device's, so with -j they run on several threads (kdt_parallel.h).
   bool independent_ = false;
-  // Remote operations but no sem_read and no remote add=true DMA, built
-  // without run-time checks: with -j the devices run at the same time, only
-  // their communication serialised (DeviceScheduler::free_running).
+  // Remote operations but no sem_read, built without run-time checks: with
+  // -j the devices run at the same time, only their communication
+  // serialised (DeviceScheduler::free_running), when free_condition() holds.
   bool free_running_ = false;
+  std::string free_condition() const;
   // A launch on several threads that fails runs again on one (emit_rerun_wrapper).
   bool reruns() const { return independent_ || free_running_; }
+  // A remote add=true DMA reads its source at the sender's src_sem wait
+  // into a staging buffer and adds it at the receiver's wait, so that
+  // additions into one element land in the receiver's order (cpp_dma.cpp).
+  bool stages(int site) const;
+  bool stages_any() const;
+  enum class SiteRoutine { Move, Stage };
+  void emit_dma_site(int id, SiteRoutine routine);
   // The lock a signal, DMA start or wait holds when devices run freely.
   void open_comm();
   // A started DMA onto semaphore `sem`'s list.

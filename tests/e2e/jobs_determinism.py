@@ -62,7 +62,7 @@ def compare(label, kdt, args):
 TSAN_KERNELS = [("tests/e2e/jobs/ordered_adds.kd", "ordered_adds"), ("samples/accumulate_blocks.kd", "accumulate_blocks"),
                 ("samples/block_matmul.kd", "matmul"), ("samples/stencil.kd", None), ("samples/softmax.kd", None),
                 ("samples/ring_exchange.kd", None), ("samples/scoped_barrier.kd", None),
-                ("tests/e2e/jobs/gather_root.kd", None)]
+                ("tests/e2e/jobs/gather_root.kd", None), ("tests/e2e/jobs/remote_adds.kd", None)]
 
 
 def thread_sanitized(kdt, src):

@@ -232,7 +232,7 @@ static void accumulate_blocks_program(accumulate_blocks_launch& L, int device, a
   }
 #line 24
 }
-#line 5364 "<stdout>"
+#line 5324 "<stdout>"
 
 // Runs kernel `accumulate_blocks` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).

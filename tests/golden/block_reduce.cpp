@@ -538,7 +538,7 @@ static void row_sums_program(row_sums_launch& L, int device, row_sums_program_st
   }
 #line 20
 }
-#line 5670 "<stdout>"
+#line 5630 "<stdout>"
 
 // Runs kernel `row_sums` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).

@@ -419,7 +419,7 @@ static void dma_pipeline_program(dma_pipeline_launch& L, int device, dma_pipelin
   }
 #line 58
 }
-#line 5551 "<stdout>"
+#line 5511 "<stdout>"
 
 // Runs kernel `dma_pipeline` over its grid [4].
 // Returns 0, or 1 when a run-time check failed (described in *error).

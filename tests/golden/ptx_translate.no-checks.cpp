@@ -490,7 +490,7 @@ static void ptx_translate_program(ptx_translate_launch& L, int device, ptx_trans
   }
 #line 79
 }
-#line 5622 "<stdout>"
+#line 5582 "<stdout>"
 
 // Runs kernel `ptx_translate` over its grid [8], on options.jobs threads.
 // Returns 0, or 1 when a run-time check failed (described in *error).

@@ -307,7 +307,7 @@ static void ring_exchange_program(ring_exchange_launch& L, int device, ring_exch
   }
 #line 49
 }
-#line 6035 "<stdout>"
+#line 5995 "<stdout>"
 
 // A remote DMA that reached this rank (kdt_mpi.h): on its destination semaphore's list, landed.
 [[maybe_unused]] static void ring_exchange_arrival(ring_exchange_launch& L, const kdt_rt::MpiArrival& a) {

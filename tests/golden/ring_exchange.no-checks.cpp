@@ -218,7 +218,7 @@ static void ring_exchange_program(ring_exchange_launch& L, int device, ring_exch
 #line 48
   }
 }
-#line 5350 "<stdout>"
+#line 5310 "<stdout>"
 
 // Runs kernel `ring_exchange` over its grid [4] on 4 simulated devices (one pointer per device for each ref), options.jobs of them at once.
 // Returns 0, or 1 when a run-time check failed (described in *error).

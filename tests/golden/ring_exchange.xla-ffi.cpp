@@ -289,7 +289,7 @@ static void ring_exchange_program(ring_exchange_launch& L, int device, ring_exch
   }
 #line 49
 }
-#line 5421 "<stdout>"
+#line 5381 "<stdout>"
 
 // Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).
 [[maybe_unused]] static void ring_exchange_launch_end_checks(ring_exchange_launch& L) {

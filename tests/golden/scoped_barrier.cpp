@@ -530,7 +530,7 @@ static void scoped_barrier_program(scoped_barrier_launch& L, int device, scoped_
   }
 #line 73
 }
-#line 5662 "<stdout>"
+#line 5622 "<stdout>"
 
 // Semaphores of every program when the launch ends (remote DMAs and signals may arrive after a program ended).
 [[maybe_unused]] static void scoped_barrier_launch_end_checks(scoped_barrier_launch& L) {

@@ -78,6 +78,9 @@ struct DmaRecord {
   bool has_src_sem = false;
   bool src_released = false;
   std::vector<uint32_t> clock;  // the starter's vector clock at dma_start
+  // A remote add=true DMA's source as its sender's src_sem wait read it;
+  // the addition lands at the receiver's wait (on_wait mode).
+  std::vector<unsigned char> staged;
 };
 
 struct DmaSemaphore {

@@ -262,7 +262,8 @@ class DeviceScheduler {
     return nullptr;
   }
 
-  // Device `d`'s thread: waits for the baton, runs, passes it on.
+  // Device `d`'s thread: waits for the baton (free-running: a place), runs,
+  // passes it on.
   void device_thread(int d);
 
  public:
@@ -310,8 +311,6 @@ class DeviceScheduler {
   // run; when none runs, wakes a blocked one that can go on, or reports
   // the deadlock.
   void grant();
-  void free_thread(int d);
-  bool run_free(const std::function<void(int)>& body, RunError& failure, const StackNeed& need);
   // The deadlock of the devices blocked now (mutex held): the launch aborts.
   void report_deadlock();
 
@@ -347,11 +346,16 @@ KDT_RT_API DeviceScheduler::DeviceScheduler(int devices)
       polls_(static_cast<size_t>(devices)), effects_(static_cast<size_t>(devices)) {}
 
 KDT_RT_API bool DeviceScheduler::run(const std::function<void(int)>& body, RunError& failure, const StackNeed& need) {
-  if (free_) return run_free(body, failure, need);
   int n = static_cast<int>(state_.size());
-  current_ = 0;
-  state_[0] = State::Running;
   body_ = &body;
+  if (free_) {
+    // Every device may run: grant() gives the first jobs_ their places.
+    std::lock_guard<std::mutex> lock(mutex_);
+    grant();
+  } else {
+    current_ = 0;
+    state_[0] = State::Running;
+  }
   const uint64_t stack = program_stack_bytes(need);
   std::vector<pthread_t> threads;
   std::vector<Start> starts(static_cast<size_t>(n));
@@ -398,7 +402,11 @@ KDT_RT_API RunError DeviceScheduler::start_error(int device, uint64_t stack, con
 KDT_RT_API void DeviceScheduler::device_thread(int d) {
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    wait_for_baton(lock, d);
+    if (free_) {
+      wait_to_run(lock, d);
+    } else {
+      wait_for_baton(lock, d);
+    }
     if (aborted_) return;
   }
   RunError failure;
@@ -413,7 +421,12 @@ KDT_RT_API void DeviceScheduler::device_thread(int d) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   state_[static_cast<size_t>(d)] = State::Done;
-  pass_baton(d);
+  if (free_) {
+    --running_;
+    grant();
+  } else {
+    pass_baton(d);
+  }
 }
 
 KDT_RT_API void DeviceScheduler::wait_until(int device, const std::function<bool()>& ready, const BlockedWait& info) {
@@ -515,62 +528,6 @@ KDT_RT_API void DeviceScheduler::report_deadlock() {
 }
 
 // ----- free-running devices ------------------------------------------------
-
-KDT_RT_API bool DeviceScheduler::run_free(const std::function<void(int)>& body, RunError& failure,
-                                          const StackNeed& need) {
-  const int n = static_cast<int>(state_.size());
-  body_ = &body;
-  std::fill(state_.begin(), state_.end(), State::Ready);
-  running_ = 0;
-  next_grant_ = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    grant();
-  }
-  const uint64_t stack = program_stack_bytes(need);
-  std::vector<pthread_t> threads;
-  std::vector<Start> starts(static_cast<size_t>(n));
-  for (int d = 0; d < n; ++d) {
-    starts[static_cast<size_t>(d)] = Start{this, d};
-    pthread_t t;
-    int rc = start_thread(stack, [](void* start) -> void* {
-      const Start& s = *static_cast<Start*>(start);
-      s.scheduler->free_thread(s.device);
-      return nullptr;
-    }, &starts[static_cast<size_t>(d)], t);
-    if (rc != 0) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abort_with(start_error(d, stack, need, rc));
-      break;
-    }
-    threads.push_back(t);
-  }
-  for (pthread_t t : threads) pthread_join(t, nullptr);
-  if (aborted_) failure = failure_;
-  return !aborted_;
-}
-
-KDT_RT_API void DeviceScheduler::free_thread(int d) {
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    wait_to_run(lock, d);
-    if (aborted_) return;
-  }
-  RunError failure;
-  try {
-    if (!run_catching(d, [&] { (*body_)(d); }, failure)) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abort_with(failure);
-      return;
-    }
-  } catch (const Aborted&) {
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  state_[static_cast<size_t>(d)] = State::Done;
-  --running_;
-  grant();
-}
 
 KDT_RT_API void DeviceScheduler::grant() {
   const int n = static_cast<int>(state_.size());
