@@ -290,24 +290,21 @@ void CppKernelEmitter::dma_retire(const ir::Stmt& s) {
 }
 
 void CppKernelEmitter::sem_signal(const ir::Stmt& s) {
+  // A remote signal reaches the same program on device `target`.
+  const std::string target = s.device ? "kdt_rt::checked_device(" + scalar(*s.device) + ", " +
+                                            std::to_string(k_.devices) + ", " + loc(s.device->range) + ")"
+                                      : std::string();
   if (mpi_) {
     // An atomic add at the target rank's copy of the semaphore; the
     // happens-before clocks follow signals within this rank only.
     w_.open("{");
-    std::string target = s.device ? "kdt_rt::checked_device(" + scalar(*s.device) + ", " + std::to_string(k_.devices) + ", " +
-                                        loc(s.device->range) + ")"
-                                  : "device";
-    w_.line("const int target_ = " + target + ";");
+    w_.line("const int target_ = " + (s.device ? target : std::string("device")) + ";");
     w_.line("auto& sem_ = " + sem_ref(s.sem, "L.state(target_, s.flat)") + ";");
     w_.line("L.scheduler.add(target_, sem_.value, " + scalar(*s.amount) + ");");
     if (options_.checks) w_.line("if (target_ == device) kdt_rt::release(sem_, s.clock);");
     w_.close();
     return;
   }
-  // A remote signal reaches the same program on device `target`.
-  const std::string target = s.device ? "kdt_rt::checked_device(" + scalar(*s.device) + ", " +
-                                            std::to_string(k_.devices) + ", " + loc(s.device->range) + ")"
-                                      : std::string();
   const std::string state = s.device ? "L.state(" + target + ", s.flat)" : "s";
   if (free_running_) {
     w_.open("{");

@@ -184,7 +184,7 @@ TEST_SUITE("runtime") {
     }
   };
 
-  TEST_CASE("free-running devices: at most jobs run at once, blocked ones wake when raised, outputs as with the baton") {
+  TEST_CASE("free-running devices: at most jobs run at once, blocked ones wake when raised, every round runs") {
     for (int jobs : {1, 2, 3, 8}) {
       CAPTURE(jobs);
       Ring ring(5);
